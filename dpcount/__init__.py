@@ -1,0 +1,64 @@
+"""dpcount: counting distinct elements under person-level differential privacy.
+
+The top level is a light façade: the graph and errors import eagerly (numpy only); readers,
+datasets and the algorithm packages load on first use so that ``import dpcount`` stays fast and
+cycle-free.
+
+Examples
+--------
+>>> import dpcount
+>>> g = dpcount.PersonItemGraph.from_sets({"ann": {"a", "b"}, "bob": {"b", "c"}})
+>>> g.n_items
+3
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+from dpcount.errors import (
+    BudgetExceededError,
+    DataError,
+    DPCountError,
+    InvalidParameterError,
+    PrivacyLeakWarning,
+    UnsafeNoiseWarning,
+)
+from dpcount.graph import GraphSummary, PersonItemGraph
+
+__version__ = "0.1.0"
+
+# name -> module that defines it, imported on first attribute access (PEP 562).
+_LAZY = {
+    "read_pairs": "dpcount.io",
+    "read_texts": "dpcount.io",
+    "tokenize": "dpcount.io",
+    "datasets": "dpcount.datasets",
+}
+
+__all__ = [
+    "BudgetExceededError",
+    "DPCountError",
+    "DataError",
+    "GraphSummary",
+    "InvalidParameterError",
+    "PersonItemGraph",
+    "PrivacyLeakWarning",
+    "UnsafeNoiseWarning",
+    "__version__",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'dpcount' has no attribute {name!r}")
+    module = import_module(_LAZY[name])
+    value = module if module.__name__ == f"dpcount.{name}" else getattr(module, name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -1,0 +1,171 @@
+"""Privacy accounting: the loss every result records, and an accountant that enforces a budget.
+
+Composition is basic (sequential) composition of (ε, δ)-DP: ε and δ add up (Dwork & Roth,
+Thm 3.16).  That is what every mechanism here uses internally (GEM on ε/2 plus the Laplace
+release on ε/2 in Knop & Steinke Algorithm 1; the thresholds of R2T), and it is always valid.
+
+Examples
+--------
+>>> acct = PrivacyAccountant(epsilon_total=1.0)
+>>> acct.spend(PrivacyLoss(0.6, description="first count"))
+PrivacyLoss(epsilon=0.6, delta=0, 'first count')
+>>> acct.remaining_epsilon
+0.4
+>>> acct.spend(PrivacyLoss(0.5, description="second count"))
+Traceback (most recent call last):
+...
+dpcount.errors.BudgetExceededError: 'second count' needs epsilon=0.5 but only 0.4 of 1 is left
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from dpcount.errors import BudgetExceededError, InvalidParameterError
+
+__all__ = ["PrivacyAccountant", "PrivacyLoss"]
+
+_SLACK = 1e-12  # relative tolerance for float sums such as 0.1 + 0.2 against 0.3
+
+
+@dataclass(frozen=True)
+class PrivacyLoss:
+    """The (ε, δ) a release spent, under add/remove-one-person neighbouring.
+
+    Parameters
+    ----------
+    epsilon, delta
+        The guarantee; ``epsilon = inf`` marks a non-private computation.
+    description
+        What was released, in words.
+    parts
+        The losses this one composes, for an audit trail.
+    """
+
+    epsilon: float
+    delta: float = 0.0
+    description: str = ""
+    parts: tuple[PrivacyLoss, ...] = field(default=(), repr=False)
+
+    def __post_init__(self) -> None:
+        if math.isnan(self.epsilon) or self.epsilon < 0:
+            raise InvalidParameterError(f"epsilon must be >= 0, got {self.epsilon!r}")
+        if not 0 <= self.delta <= 1:
+            raise InvalidParameterError(f"delta must lie in [0, 1], got {self.delta!r}")
+
+    @classmethod
+    def non_private(cls, description: str) -> PrivacyLoss:
+        """The loss of a computation that is not differentially private (ε = ∞)."""
+        return cls(math.inf, 0.0, f"NOT PRIVATE: {description}")
+
+    @property
+    def is_private(self) -> bool:
+        """Whether the guarantee is finite."""
+        return math.isfinite(self.epsilon)
+
+    def compose(self, *others: PrivacyLoss, description: str = "") -> PrivacyLoss:
+        """Basic composition: the sum of the ε and of the δ.
+
+        Examples
+        --------
+        >>> PrivacyLoss(0.5, description="a").compose(PrivacyLoss(0.5, 1e-6)).epsilon
+        1.0
+        """
+        parts = (self, *others)
+        return PrivacyLoss(
+            epsilon=sum(p.epsilon for p in parts),
+            delta=min(1.0, sum(p.delta for p in parts)),
+            description=description or " + ".join(p.description or "?" for p in parts),
+            parts=parts,
+        )
+
+    def __add__(self, other: PrivacyLoss) -> PrivacyLoss:
+        return self.compose(other)
+
+    def __repr__(self) -> str:
+        eps = "inf" if math.isinf(self.epsilon) else f"{self.epsilon:g}"
+        text = f", {self.description!r}" if self.description else ""
+        return f"PrivacyLoss(epsilon={eps}, delta={self.delta:g}{text})"
+
+
+class _HasLoss(Protocol):
+    privacy_loss: PrivacyLoss
+
+
+class PrivacyAccountant:
+    """A budget of (ε, δ) that releases draw from, refusing any that would overspend.
+
+    Charge a loss *before* releasing its result: :meth:`spend` raises
+    :class:`~dpcount.errors.BudgetExceededError` and records nothing when the budget would be
+    exceeded.  Non-private losses (ε = ∞) are always refused.
+
+    Parameters
+    ----------
+    epsilon_total
+        Total ε available (> 0).
+    delta_total
+        Total δ available (≥ 0).
+    """
+
+    def __init__(self, epsilon_total: float, delta_total: float = 0.0) -> None:
+        if not (math.isfinite(epsilon_total) and epsilon_total > 0):
+            raise InvalidParameterError(
+                f"epsilon_total must be finite and > 0, got {epsilon_total!r}"
+            )
+        if not 0 <= delta_total < 1:
+            raise InvalidParameterError(f"delta_total must lie in [0, 1), got {delta_total!r}")
+        self.epsilon_total = float(epsilon_total)
+        self.delta_total = float(delta_total)
+        self._releases: list[PrivacyLoss] = []
+
+    @property
+    def releases(self) -> tuple[PrivacyLoss, ...]:
+        """Everything charged so far, in order."""
+        return tuple(self._releases)
+
+    @property
+    def spent(self) -> PrivacyLoss:
+        """The composed loss of all releases so far."""
+        if not self._releases:
+            return PrivacyLoss(0.0, 0.0, "nothing released")
+        return self._releases[0].compose(*self._releases[1:])
+
+    @property
+    def remaining_epsilon(self) -> float:
+        return max(0.0, round(self.epsilon_total - self.spent.epsilon, 12))
+
+    @property
+    def remaining_delta(self) -> float:
+        return max(0.0, self.delta_total - self.spent.delta)
+
+    def can_afford(self, loss: PrivacyLoss) -> bool:
+        """Whether ``loss`` fits in what is left."""
+        spent = self.spent
+        eps_ok = spent.epsilon + loss.epsilon <= self.epsilon_total * (1 + _SLACK)
+        delta_ok = spent.delta + loss.delta <= self.delta_total * (1 + _SLACK)
+        return loss.is_private and eps_ok and delta_ok
+
+    def spend(self, loss: PrivacyLoss | _HasLoss) -> PrivacyLoss:
+        """Record ``loss`` (or a result's ``privacy_loss``); raise if it does not fit."""
+        if not isinstance(loss, PrivacyLoss):
+            loss = loss.privacy_loss
+        if not self.can_afford(loss):
+            name = repr(loss.description) if loss.description else "this release"
+            if not loss.is_private:
+                raise BudgetExceededError(f"{name} is not differentially private")
+            raise BudgetExceededError(
+                f"{name} needs epsilon={loss.epsilon:g}"
+                + (f", delta={loss.delta:g}" if loss.delta else "")
+                + f" but only {self.remaining_epsilon:g} of {self.epsilon_total:g} is left"
+                + (f" (delta {self.remaining_delta:g})" if loss.delta else "")
+            )
+        self._releases.append(loss)
+        return loss
+
+    def __repr__(self) -> str:
+        return (
+            f"PrivacyAccountant(spent epsilon={self.spent.epsilon:g} of {self.epsilon_total:g}, "
+            f"delta={self.spent.delta:g} of {self.delta_total:g}, releases={len(self._releases)})"
+        )

@@ -1,0 +1,1 @@
+"""Differentially private set union (partition selection) on a person–item graph."""
