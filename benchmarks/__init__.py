@@ -1,0 +1,1 @@
+"""Benchmarks and paper-table reproductions (scripts; not part of the installed package)."""

@@ -1,0 +1,54 @@
+"""Helpers shared by the benchmark scripts: timing, machine description, Markdown tables."""
+
+from __future__ import annotations
+
+import os
+import platform
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def machine() -> str:
+    """One line describing where the numbers were measured."""
+    return (
+        f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{platform.system()}"
+    )
+
+
+def best_time(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
+    """Minimum wall time of ``repeat`` calls (seconds) and the last call's result."""
+    best, result = float("inf"), None
+    for _ in range(max(1, repeat)):
+        start = time.perf_counter()
+        result = fn()
+        best = min(best, time.perf_counter() - start)
+    return best, result
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
+    """A GitHub Markdown table; floats are shown with 4 significant digits."""
+
+    def cell(x: Any) -> str:
+        if isinstance(x, float):
+            return f"{x:.4g}"
+        if isinstance(x, int):
+            return f"{x:,}"
+        return str(x)
+
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(cell(x) for x in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def write_result(name: str, text: str, out_dir: Path | None = None) -> Path:
+    """Write ``text`` to ``<out_dir or benchmarks/results>/<name>`` and return the path."""
+    directory = out_dir if out_dir is not None else RESULTS
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / name
+    path.write_text(text)
+    return path
