@@ -151,7 +151,7 @@ def laplace_lower_bound(
     scale = laplace_scale(sensitivity, epsilon)
     if noise == "exact":
         if int(value) != value:
-            raise InvalidParameterError(f"exact discrete noise needs an integer value, got {value!r}")
+            raise InvalidParameterError(f"exact discrete noise needs an integer, got {value!r}")
         z = int(discrete_laplace(scale, rng=rng))
         shift: float = discrete_shift(scale, beta)
         return LaplaceRelease(int(value) + z - int(shift), z, shift, float(scale), True)
