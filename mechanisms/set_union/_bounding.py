@@ -1,0 +1,168 @@
+"""Contribution bounding and the secret user order shared by the set-union mechanisms.
+
+:class:`CappedSets` is the input of every weighting: each person's items after sampling at most
+Δ0 of them (Gopi et al. 2020, Algorithm 2), as CSR arrays over the item ids of the graph.  The
+weightings are pure functions of a ``CappedSets`` (and, for the sequential policies, an explicit
+user order), so tests can fix the sampling and the order and audit neighbouring datasets.
+
+User order
+----------
+Gopi's Algorithm 2 sorts users by a secret random hash of their id.  We draw a uniformly random
+permutation from the mechanism's own child stream instead.  For the privacy proof (Gopi Thm 1.1)
+what matters is the joint law of (order of the others, position of the added person): under a
+random hash without collisions, and under a uniform permutation, the order restricted to the
+other users is uniform and the added person's position is uniform and independent of it, so the
+two choices give the same output distribution on every dataset.  The permutation needs no label
+encoding (labels may be any orderable type) and costs O(n).  Like the hash key, it is secret:
+it is never part of the result.
+
+Examples
+--------
+>>> sets = CappedSets.from_lists([[0, 1], [1]], n_items=3)
+>>> sets.degrees().tolist(), sets.holders().tolist()
+([2, 1], [1, 2, 0])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from dpcount.graph import PersonItemGraph
+
+__all__ = ["CappedSets", "cap_contributions", "random_order", "remove_items"]
+
+
+@dataclass(frozen=True)
+class CappedSets:
+    """Each person's (sampled) items in CSR form: person ``p`` holds
+    ``indices[indptr[p]:indptr[p+1]]``, item ids in ``0..n_items-1``."""
+
+    indptr: np.ndarray  # int64, n_persons + 1
+    indices: np.ndarray  # int32
+    n_items: int
+
+    @property
+    def n_persons(self) -> int:
+        return int(self.indptr.size - 1)
+
+    def degrees(self) -> np.ndarray:
+        """Number of items of each person (``int64``)."""
+        return np.diff(self.indptr)
+
+    def holders(self) -> np.ndarray:
+        """Number of persons holding each item; items with a holder are the candidates."""
+        return np.bincount(self.indices, minlength=self.n_items).astype(np.int64)
+
+    def person_of_pair(self) -> np.ndarray:
+        """The person of each entry of :attr:`indices`."""
+        return np.repeat(np.arange(self.n_persons, dtype=np.int64), self.degrees())
+
+    @classmethod
+    def from_graph(cls, graph: PersonItemGraph) -> CappedSets:
+        """All items of every person (no sampling)."""
+        return cls(
+            np.asarray(graph.indptr, np.int64), np.asarray(graph.indices, np.int32), graph.n_items
+        )
+
+    @classmethod
+    def from_lists(cls, sets: Sequence[Sequence[int]], n_items: int) -> CappedSets:
+        """From explicit item-id lists (duplicates are merged), e.g. for audits.
+
+        Examples
+        --------
+        >>> CappedSets.from_lists([[2, 0, 2], []], n_items=3).indices.tolist()
+        [0, 2]
+        """
+        rows = [np.unique(np.asarray(s, dtype=np.int64)) for s in sets]
+        indptr = np.zeros(len(rows) + 1, dtype=np.int64)
+        np.cumsum([r.size for r in rows], out=indptr[1:])
+        indices = np.concatenate(rows).astype(np.int32) if rows else np.zeros(0, np.int32)
+        if indices.size and (indices.min() < 0 or indices.max() >= n_items):
+            raise ValueError(f"item ids must lie in [0, {n_items})")
+        return cls(indptr, indices, int(n_items))
+
+
+def cap_contributions(sets: CappedSets, max_items: int, rng: np.random.Generator) -> CappedSets:
+    """Keep a uniformly random subset of ``max_items`` items of every person who has more.
+
+    Gopi et al. (2020), Algorithm 2 ("randomly choose Δ0 items from W_i").  Each person's
+    subset depends only on their own items and fresh randomness, which the privacy proofs
+    need.  A partial Fisher–Yates shuffle per heavy person, driven by exact uniform integers
+    from ``rng``, picks the subset in O(Δ0) per person; kept items stay in ascending id order.
+
+    Examples
+    --------
+    >>> sets = CappedSets.from_lists([[0, 1, 2, 3], [1]], n_items=4)
+    >>> capped = cap_contributions(sets, 2, np.random.default_rng(0))
+    >>> capped.degrees().tolist()
+    [2, 1]
+    """
+    degrees = sets.degrees()
+    heavy = degrees > max_items
+    if not heavy.any():
+        return sets
+    # Swap partners of the partial shuffle: position i swaps with i + U{0, …, d − i − 1}.
+    bounds = degrees[heavy][:, None] - np.arange(max_items)[None, :]
+    offsets = rng.integers(0, bounds).reshape(-1)
+    indptr = np.zeros_like(sets.indptr)
+    np.cumsum(np.minimum(degrees, max_items), out=indptr[1:])
+    indices = _partial_shuffles(sets.indptr, sets.indices, indptr, offsets, max_items)
+    return CappedSets(indptr, indices, sets.n_items)
+
+
+@njit(cache=True)
+def _partial_shuffles(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    out_indptr: np.ndarray,
+    offsets: np.ndarray,
+    max_items: int,
+) -> np.ndarray:  # pragma: no cover - compiled
+    out = np.empty(out_indptr[-1], dtype=indices.dtype)
+    used = 0
+    for p in range(indptr.size - 1):
+        start, stop = indptr[p], indptr[p + 1]
+        if stop - start <= max_items:
+            out[out_indptr[p] : out_indptr[p + 1]] = indices[start:stop]
+            continue
+        buf = indices[start:stop].copy()
+        for i in range(max_items):
+            j = i + offsets[used + i]
+            buf[i], buf[j] = buf[j], buf[i]
+        used += max_items
+        out[out_indptr[p] : out_indptr[p + 1]] = np.sort(buf[:max_items])
+    return out
+
+
+def remove_items(sets: CappedSets, removed: np.ndarray) -> CappedSets:
+    """Every person's items minus the item ids in ``removed`` (DP-SIPS between rounds).
+
+    Examples
+    --------
+    >>> sets = CappedSets.from_lists([[0, 1], [1, 2]], n_items=3)
+    >>> remove_items(sets, np.array([1])).indices.tolist()
+    [0, 2]
+    """
+    drop = np.zeros(sets.n_items, dtype=bool)
+    drop[removed] = True
+    keep = ~drop[sets.indices]
+    indptr = np.zeros_like(sets.indptr)
+    np.cumsum(np.bincount(sets.person_of_pair()[keep], minlength=sets.n_persons), out=indptr[1:])
+    return CappedSets(indptr, sets.indices[keep], sets.n_items)
+
+
+def random_order(n_persons: int, rng: np.random.Generator) -> np.ndarray:
+    """The secret processing order of the sequential policies: a uniform permutation.
+
+    See the module docstring for why this is equivalent to Gopi's keyed hash.
+
+    Examples
+    --------
+    >>> sorted(random_order(4, np.random.default_rng(1)).tolist())
+    [0, 1, 2, 3]
+    """
+    return rng.permutation(n_persons).astype(np.int64)

@@ -1,0 +1,142 @@
+"""The steps every weight-and-threshold mechanism shares: checks, noise, threshold, result.
+
+Gopi et al. (2020), Algorithm 1: add noise to the weight of every item in the union of the
+(capped) sets and release the items whose noisy weight exceeds ρ.  The noise is continuous
+Laplace/Gaussian on real weights, as in the papers, drawn with NumPy from the mechanism's own
+child stream.  Floating-point samplers are open to the attacks of Mironov (2012); exact or
+secure noise for set union is future work.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+
+from dpcount.errors import InvalidParameterError
+from dpcount.graph import PersonItemGraph
+from dpcount.validation import check_delta, check_epsilon, check_positive_int
+from mechanisms import noise as _noise
+from mechanisms._rng import RNGLike, spawn
+from mechanisms.accounting import PrivacyLoss
+from mechanisms.set_union._bounding import CappedSets, cap_contributions
+from mechanisms.set_union.result import SetUnionResult, SetUnionRound
+
+Noise = Literal["laplace", "gaussian"]
+
+
+@dataclass(frozen=True)
+class Streams:
+    """Independent child streams: user order, Δ0 sampling, noise (CONVENTIONS.md)."""
+
+    order: np.random.Generator
+    sampling: np.random.Generator
+    noise: np.random.Generator
+
+
+def check_common(
+    graph: PersonItemGraph, epsilon: float, delta: float, max_items: int
+) -> tuple[float, float, int]:
+    """Validate the arguments every mechanism takes."""
+    if not isinstance(graph, PersonItemGraph):
+        raise InvalidParameterError(
+            f"graph must be a dpcount.PersonItemGraph, got {type(graph).__name__}; build one "
+            "with PersonItemGraph.from_pairs or from_sets"
+        )
+    return check_epsilon(epsilon), check_delta(delta), check_positive_int(max_items, "max_items")
+
+
+def check_nonnegative(value: Any, name: str) -> float:
+    """A finite real ≥ 0 (α, the τ offset)."""
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise InvalidParameterError(f"{name} must be a real number, got {value!r}")
+    x = float(value)
+    if not (math.isfinite(x) and x >= 0):
+        raise InvalidParameterError(f"{name} must be finite and >= 0, got {value!r}")
+    return x
+
+
+def streams(rng: RNGLike) -> Streams:
+    """Three independent child streams of ``rng``."""
+    order, sampling, noise_rng = spawn(rng, 3)
+    return Streams(order, sampling, noise_rng)
+
+
+def release(
+    weights: np.ndarray,
+    sets: CappedSets,
+    noise: Noise,
+    scale: float,
+    threshold: float,
+    rng: np.random.Generator,
+) -> np.ndarray:
+    """Ids of the items of ``sets`` whose weight plus noise exceeds ρ (Gopi Alg. 1).
+
+    Only items some person holds after capping are candidates: an item nobody contributed
+    has no entry in the histogram and is never released.
+    """
+    candidates = np.flatnonzero(sets.holders() > 0)
+    if noise == "laplace":
+        z = _noise.float_laplace(scale, rng, candidates.size)
+    else:
+        z = _noise.float_gaussian(scale, rng, candidates.size)
+    return candidates[weights[candidates] + z > threshold]
+
+
+def build_result(
+    graph: PersonItemGraph,
+    released: np.ndarray,
+    *,
+    mechanism: str,
+    epsilon: float,
+    delta: float,
+    max_items: int,
+    noise: Noise,
+    scale: float,
+    threshold: float,
+    cutoff: float | None,
+    parameters: Mapping[str, Any],
+    privacy_loss: PrivacyLoss,
+    rounds: tuple[SetUnionRound, ...] = (),
+    weights: np.ndarray | None = None,
+) -> SetUnionResult:
+    """Assemble the frozen result (released ids sorted, so labels are in label order)."""
+    ids = np.sort(np.asarray(released, dtype=np.int64))
+    if weights is not None:
+        weights = np.array(weights)
+        weights.flags.writeable = False
+    return SetUnionResult(
+        items=graph.item_labels[ids],
+        item_ids=ids,
+        mechanism=mechanism,
+        epsilon=epsilon,
+        delta=delta,
+        max_items=max_items,
+        noise=noise,
+        scale=float(scale),
+        threshold=float(threshold),
+        cutoff=None if cutoff is None else float(cutoff),
+        parameters=dict(parameters),
+        privacy_loss=privacy_loss,
+        rounds=rounds,
+        weights=weights,
+    )
+
+
+def single_round(
+    graph: PersonItemGraph,
+    max_items: int,
+    rng: RNGLike,
+    weigh: Callable[[CappedSets, Streams], np.ndarray],
+    noise: Noise,
+    scale: float,
+    threshold: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Cap contributions, weigh, add noise and threshold; returns (released ids, weights)."""
+    rngs = streams(rng)
+    sets = cap_contributions(CappedSets.from_graph(graph), max_items, rngs.sampling)
+    weights = weigh(sets, rngs)
+    return release(weights, sets, noise, scale, threshold, rngs.noise), weights

@@ -1,0 +1,137 @@
+"""The result every set-union mechanism returns.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechanisms.accounting import PrivacyLoss
+>>> r = SetUnionResult(items=np.array(["a", "b"]), item_ids=np.array([0, 1]),
+...                    mechanism="weighted_gaussian", epsilon=1.0, delta=1e-5, max_items=10,
+...                    noise="gaussian", scale=3.73, threshold=17.2, cutoff=None,
+...                    parameters={}, privacy_loss=PrivacyLoss(1.0, 1e-5))
+>>> r.count, r.is_private
+(2, True)
+>>> r
+SetUnionResult(mechanism='weighted_gaussian', count=2, epsilon=1, delta=1e-05, max_items=10,
+               sigma=3.73, rho=17.2)
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from mechanisms.accounting import PrivacyLoss
+
+__all__ = ["SetUnionResult", "SetUnionRound"]
+
+
+@dataclass(frozen=True)
+class SetUnionRound:
+    """One round of DP-SIPS: its noise, threshold, δ for novel items and what it released."""
+
+    scale: float
+    threshold: float
+    cutoff: float | None
+    delta_novel: float
+    released: int
+
+
+@dataclass(frozen=True, repr=False)
+class SetUnionResult:
+    """Released items of a set-union mechanism, with its parameters and privacy loss.
+
+    Attributes
+    ----------
+    items
+        Labels of the released items, in label order.  This (and :attr:`count`) is the
+        differentially private output.
+    item_ids
+        Their ids in the input graph.
+    mechanism
+        Name of the function that produced the result.
+    epsilon, delta, max_items
+        The privacy parameters and Δ0.
+    noise
+        ``"laplace"`` or ``"gaussian"``; continuous noise on real weights, as in the papers.
+    scale
+        Laplace scale b or Gaussian σ (of the last round for DP-SIPS).
+    threshold
+        Release threshold ρ (of the last round for DP-SIPS).
+    cutoff
+        Γ of a policy, τ of the adaptive weighting, ``None`` otherwise.
+    parameters
+        The other parameters (α, d_max, τ offset, rounds …).
+    privacy_loss
+        The (ε, δ) spent on :attr:`items`.
+    rounds
+        Per-round details of DP-SIPS (empty otherwise).
+    weights
+        Pre-noise item weights, indexed by item id, only with ``return_weights=True``
+        (shape ``(rounds, n_items)`` for DP-SIPS).  **Not private**: for research only.
+    """
+
+    items: np.ndarray
+    item_ids: np.ndarray
+    mechanism: str
+    epsilon: float
+    delta: float
+    max_items: int
+    noise: Literal["laplace", "gaussian"]
+    scale: float
+    threshold: float
+    cutoff: float | None
+    parameters: Mapping[str, Any]
+    privacy_loss: PrivacyLoss
+    rounds: tuple[SetUnionRound, ...] = ()
+    weights: np.ndarray | None = field(default=None, compare=False)
+
+    @property
+    def count(self) -> int:
+        """Number of released items."""
+        return int(self.items.size)
+
+    @property
+    def is_private(self) -> bool:
+        """False when the result also holds the (non-private) pre-noise weights."""
+        return self.weights is None and self.privacy_loss.is_private
+
+    def __len__(self) -> int:
+        return self.count
+
+    def _summary(self, full: bool = False) -> list[tuple[str, str]]:
+        scale_name = "sigma" if self.noise == "gaussian" else "b"
+        rows = [
+            ("mechanism", repr(self.mechanism)),
+            ("count", f"{self.count}"),
+            ("epsilon", f"{self.epsilon:g}"),
+            ("delta", f"{self.delta:g}"),
+            ("max_items", f"{self.max_items}"),
+            (scale_name, f"{self.scale:.4g}"),
+            ("rho", f"{self.threshold:.4g}"),
+        ]
+        if self.cutoff is not None:
+            rows.append(("cutoff", f"{self.cutoff:.4g}"))
+        if self.rounds:
+            rows.append(("rounds", f"{len(self.rounds)}"))
+        if self.weights is not None:
+            rows.append(("weights", f"<NOT PRIVATE: {self.weights.shape[-1]} values>"))
+        if full or not self.privacy_loss.is_private:
+            rows.append(("privacy_loss", repr(self.privacy_loss)))
+        return rows
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v}" for k, v in self._summary())
+        return f"SetUnionResult({inner})"
+
+    def _repr_html_(self) -> str:
+        cells = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+            for k, v in self._summary(full=True)
+        )
+        shown = ", ".join(html.escape(str(x)) for x in self.items[:20])
+        more = " …" if self.count > 20 else ""
+        return f"<table>{cells}<tr><th>items</th><td>{shown}{more}</td></tr></table>"

@@ -1,0 +1,69 @@
+"""Contribution bounding (Δ0 sampling), item removal and the secret user order."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter
+
+import numpy as np
+from scipy.stats import chisquare
+
+from mechanisms.set_union._bounding import (
+    CappedSets,
+    cap_contributions,
+    random_order,
+    remove_items,
+)
+
+
+def _rows(sets: CappedSets) -> list[list[int]]:
+    return [
+        sets.indices[sets.indptr[p] : sets.indptr[p + 1]].tolist() for p in range(sets.n_persons)
+    ]
+
+
+def test_capping_keeps_sorted_subsets_of_the_right_size() -> None:
+    rng = np.random.default_rng(0)
+    lists = [
+        sorted(rng.choice(50, size=int(rng.integers(0, 30)), replace=False).tolist())
+        for _ in range(200)
+    ]
+    sets = CappedSets.from_lists(lists, 50)
+    capped = cap_contributions(sets, 7, rng)
+    for full, kept in zip(lists, _rows(capped), strict=True):
+        assert len(kept) == min(len(full), 7)
+        assert set(kept) <= set(full) and kept == sorted(kept)
+    assert capped.indices.dtype == np.int32 and capped.indptr.dtype == np.int64
+    assert cap_contributions(sets, 100, rng) is sets  # nobody over the cap: unchanged
+
+
+def test_capping_draws_each_subset_uniformly() -> None:
+    """χ² over the 10 two-item subsets of a five-item set; false-failure rate 1e-6."""
+    sets = CappedSets.from_lists([[0, 1, 2, 3, 4]] * 20_000, 5)
+    capped = cap_contributions(sets, 2, np.random.default_rng(1))
+    counts = Counter(tuple(r) for r in _rows(capped))
+    observed = [counts[s] for s in itertools.combinations(range(5), 2)]
+    assert sum(observed) == 20_000
+    assert chisquare(observed).pvalue > 1e-6
+    # Power: the first two items every time is rejected at once.
+    biased = [20_000] + [0] * 9
+    assert chisquare(biased).pvalue < 1e-6
+
+
+def test_capping_of_a_person_ignores_the_others() -> None:
+    """A person's sample depends only on their own items and their share of the randomness:
+    with the same stream, person 0's sample is the same whoever else is (not) heavy after."""
+    a = CappedSets.from_lists([[0, 1, 2, 3, 4, 5], [1, 2]], 6)
+    b = CappedSets.from_lists([[0, 1, 2, 3, 4, 5], [1, 2, 3, 4, 5]], 6)
+    first_a = _rows(cap_contributions(a, 3, np.random.default_rng(9)))[0]
+    first_b = _rows(cap_contributions(b, 3, np.random.default_rng(9)))[0]
+    assert first_a == first_b
+
+
+def test_remove_items_and_order() -> None:
+    sets = CappedSets.from_lists([[0, 1, 2], [], [2, 3]], 4)
+    assert _rows(remove_items(sets, np.array([2, 3]))) == [[0, 1], [], []]
+    assert _rows(remove_items(sets, np.array([], dtype=np.int64))) == _rows(sets)
+    order = random_order(1000, np.random.default_rng(3))
+    assert sorted(order.tolist()) == list(range(1000)) and order.dtype == np.int64
+    assert random_order(0, np.random.default_rng(3)).size == 0
