@@ -231,6 +231,11 @@ class PersonItemGraph:
     """
 
     __slots__ = ("_counts", "_indices", "_indptr", "_item_labels", "_person_labels")
+    _indptr: np.ndarray
+    _indices: np.ndarray
+    _person_labels: np.ndarray
+    _item_labels: np.ndarray
+    _counts: np.ndarray | None
 
     def __init__(
         self,
@@ -706,7 +711,7 @@ def _py(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def _contains(sorted_labels: np.ndarray, label: Hashable) -> bool:
+def _contains(sorted_labels: np.ndarray, label: Any) -> bool:
     try:
         pos = int(np.searchsorted(sorted_labels, label))
     except TypeError:
@@ -714,7 +719,7 @@ def _contains(sorted_labels: np.ndarray, label: Hashable) -> bool:
     return pos < sorted_labels.size and sorted_labels[pos] == label
 
 
-def _index_of(sorted_labels: np.ndarray, label: Hashable, what: str) -> int:
+def _index_of(sorted_labels: np.ndarray, label: Any, what: str) -> int:
     if not _contains(sorted_labels, label):
         raise InvalidParameterError(f"no {what} with label {label!r} in the graph")
     return int(np.searchsorted(sorted_labels, label))
