@@ -123,7 +123,7 @@ def _encode(values: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
             present = np.zeros(span, dtype=bool)
             present[offsets] = True
             rank = np.cumsum(present) - 1
-            labels = (np.flatnonzero(present) + low).astype(values.dtype)
+            labels = low + np.flatnonzero(present).astype(values.dtype)  # stays (u)int64
             return labels, rank[offsets]
     try:
         labels, codes = np.unique(values, return_inverse=True)
@@ -703,7 +703,7 @@ class PersonItemGraph:
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         names = ("_indptr", "_indices", "_person_labels", "_item_labels", "_counts")
         for name, value in zip(names, state, strict=True):
-            object.__setattr__(self, name, value)
+            object.__setattr__(self, name, None if value is None else _readonly(value))
 
 
 def _py(value: Any) -> Any:
