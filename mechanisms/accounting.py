@@ -42,12 +42,17 @@ class PrivacyLoss:
         What was released, in words.
     parts
         The losses this one composes, for an audit trail.
+    worst_case
+        ``False`` when (ε, δ) is only *nominal*: the noise was calibrated to a data-dependent
+        (local) sensitivity, so no worst-case DP guarantee holds.  Accountants refuse such
+        losses; the numbers are kept for reporting.
     """
 
     epsilon: float
     delta: float = 0.0
     description: str = ""
     parts: tuple[PrivacyLoss, ...] = field(default=(), repr=False)
+    worst_case: bool = True
 
     def __post_init__(self) -> None:
         if math.isnan(self.epsilon) or self.epsilon < 0:
@@ -62,8 +67,8 @@ class PrivacyLoss:
 
     @property
     def is_private(self) -> bool:
-        """Whether the guarantee is finite."""
-        return math.isfinite(self.epsilon)
+        """Whether this is a worst-case differential privacy guarantee with finite ε."""
+        return math.isfinite(self.epsilon) and self.worst_case
 
     def compose(self, *others: PrivacyLoss, description: str = "") -> PrivacyLoss:
         """Basic composition: the sum of the ε and of the δ.
@@ -79,6 +84,7 @@ class PrivacyLoss:
             delta=min(1.0, sum(p.delta for p in parts)),
             description=description or " + ".join(p.description or "?" for p in parts),
             parts=parts,
+            worst_case=all(p.worst_case for p in parts),
         )
 
     def __add__(self, other: PrivacyLoss) -> PrivacyLoss:
@@ -87,7 +93,8 @@ class PrivacyLoss:
     def __repr__(self) -> str:
         eps = "inf" if math.isinf(self.epsilon) else f"{self.epsilon:g}"
         text = f", {self.description!r}" if self.description else ""
-        return f"PrivacyLoss(epsilon={eps}, delta={self.delta:g}{text})"
+        nominal = "" if self.worst_case else ", nominal only"
+        return f"PrivacyLoss(epsilon={eps}, delta={self.delta:g}{text}{nominal})"
 
 
 class _HasLoss(Protocol):
@@ -153,6 +160,10 @@ class PrivacyAccountant:
             loss = loss.privacy_loss
         if not self.can_afford(loss):
             name = repr(loss.description) if loss.description else "this release"
+            if not loss.worst_case:
+                raise BudgetExceededError(
+                    f"{name} has only a nominal guarantee (local sensitivity), not worst-case DP"
+                )
             if not loss.is_private:
                 raise BudgetExceededError(f"{name} is not differentially private")
             raise BudgetExceededError(
