@@ -1,0 +1,220 @@
+"""Results of the n-gram distribution mechanisms.
+
+Examples
+--------
+>>> import numpy as np
+>>> from mechanisms.accounting import PrivacyLoss
+>>> r = LaplaceNgramResult(labels=np.array(["a", "b"]), probabilities=np.array([0.25, 0.75]),
+...                        mechanism="laplace_ngrams", epsilon=1.0, scale=3.0, sensitivity=3.0,
+...                        max_contribution=3, privacy_loss=PrivacyLoss(1.0),
+...                        guarantee=WORST_CASE)
+>>> r.to_dict()
+{'a': 0.25, 'b': 0.75}
+>>> r
+LaplaceNgramResult(mechanism='laplace_ngrams', vocabulary=2, epsilon=1, b=3, sensitivity=3, ...)
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from mechanisms.accounting import PrivacyLoss
+
+__all__ = [
+    "LOCAL_SENSITIVITY",
+    "WORST_CASE",
+    "BayesianDPResult",
+    "LaplaceNgramResult",
+    "TuningReport",
+]
+
+#: The guarantee of a release whose noise is calibrated to a sensitivity taken from the data.
+LOCAL_SENSITIVITY = "local sensitivity (not worst-case DP)"
+#: The guarantee of a release calibrated to a worst-case (global) sensitivity.
+WORST_CASE = "worst-case DP (add/remove one person)"
+
+
+class _Distribution:
+    """Shared helpers of results that hold a distribution over the public vocabulary."""
+
+    labels: np.ndarray
+    probabilities: np.ndarray
+    guarantee: str
+
+    @property
+    def worst_case_dp(self) -> bool:
+        """Whether the privacy loss holds for every pair of neighbouring datasets."""
+        return self.guarantee == WORST_CASE
+
+    def to_dict(self) -> dict[Any, float]:
+        """``{n-gram: probability}`` over the whole public vocabulary."""
+        labels = (x.item() if isinstance(x, np.generic) else x for x in self.labels)
+        return dict(zip(labels, self.probabilities.tolist(), strict=True))
+
+    def __len__(self) -> int:
+        return int(self.labels.size)
+
+    def _rows(self) -> list[tuple[str, str]]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{k}={v}" for k, v in self._rows())
+        return f"{type(self).__name__}({inner})"
+
+    def _repr_html_(self) -> str:
+        rows = [*self._rows(), ("privacy_loss", repr(self.privacy_loss))]  # type: ignore[attr-defined]
+        top = np.argsort(-self.probabilities, kind="stable")[:10]
+        shown = ", ".join(f"{self.labels[i]}: {self.probabilities[i]:.3g}" for i in top)
+        rows.append(("most probable", shown))
+        cells = "".join(
+            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
+            for k, v in rows
+        )
+        return f"<table>{cells}</table>"
+
+
+@dataclass(frozen=True, repr=False)
+class TuningReport:
+    """The private hyperparameter selection of :func:`end_to_end_dp` (Algorithm 2).
+
+    Attributes
+    ----------
+    grid
+        The candidate (S, ρ) pairs, in the order they were scored.
+    selected
+        Index of the pair the Laplace noisy-min chose (the only data-dependent output here).
+    epsilon
+        ε₁ spent on the selection.
+    scale
+        Laplace scale b = 2|Δq|/ε₁ added to every score (Theorem 2).
+    score_sensitivity
+        |Δq|, the largest score sensitivity over the grid (Claim 2, corrected).
+    tuning_fraction
+        Share of persons put in the tuning (scoring) set.
+    """
+
+    grid: tuple[tuple[float, float], ...]
+    selected: int
+    epsilon: float
+    scale: float
+    score_sensitivity: float
+    tuning_fraction: float
+
+    def __repr__(self) -> str:
+        s, rho = self.grid[self.selected]
+        return (
+            f"TuningReport(selected=(S={s:g}, rho={rho:g}), candidates={len(self.grid)}, "
+            f"epsilon={self.epsilon:g}, b={self.scale:.4g})"
+        )
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class BayesianDPResult(_Distribution):
+    """A distribution θ over the public vocabulary released by the Bayesian n-gram mechanism.
+
+    Attributes
+    ----------
+    labels
+        The public vocabulary 𝒱 in sorted label order.
+    probabilities
+        θ = softmax(h), h ~ N(μ_ps, σ_ps² I): positive, sums to 1, aligned with ``labels``.
+    sigma
+        σ_ps, the standard deviation of the Gaussian noise in log space (Algorithm 1).
+    sensitivity
+        γ, the ℓ2-sensitivity of w⊙x̂ the noise was calibrated to (Corollary 1).
+    sensitivity_method
+        ``"brute_force"`` (maximum over persons present) or ``"bound"`` (Claim 1).
+    epsilon, delta
+        Parameters of the Gaussian release (ε₂ for :func:`end_to_end_dp`).
+    S, C, rho
+        Clipping weight, per-person count clamp and prior/likelihood weighting ρ.
+    calibration
+        ``"classical"`` (σ = ργ·√(2 ln(1.25/δ))/ε, the paper's) or ``"analytic"``.
+    privacy_loss
+        The nominal (ε, δ) spent, total of tuning and release for :func:`end_to_end_dp`.
+    guarantee
+        :data:`LOCAL_SENSITIVITY`: the noise depends on a data-dependent sensitivity, so the
+        nominal (ε, δ) is **not** a worst-case differential-privacy guarantee.
+    tuning
+        The hyperparameter selection of :func:`end_to_end_dp`, else ``None``.
+    """
+
+    labels: np.ndarray
+    probabilities: np.ndarray
+    sigma: float
+    sensitivity: float
+    sensitivity_method: str
+    epsilon: float
+    delta: float
+    S: float
+    C: int
+    rho: float
+    calibration: str
+    privacy_loss: PrivacyLoss
+    guarantee: str
+    tuning: TuningReport | None = None
+
+    def _rows(self) -> list[tuple[str, str]]:
+        rows = [
+            ("vocabulary", f"{len(self)}"),
+            ("sigma", f"{self.sigma:.4g}"),
+            ("sensitivity", f"{self.sensitivity:.4g} ({self.sensitivity_method})"),
+            ("epsilon", f"{self.privacy_loss.epsilon:g}"),
+            ("delta", f"{self.delta:g}"),
+            ("S", f"{self.S:g}"),
+            ("C", f"{self.C}"),
+            ("rho", f"{self.rho:g}"),
+            ("guarantee", repr(self.guarantee)),
+        ]
+        if self.tuning is not None:
+            rows.insert(4, ("tuned", f"{len(self.tuning.grid)} candidates"))
+        return rows
+
+
+@dataclass(frozen=True, repr=False, eq=False)
+class LaplaceNgramResult(_Distribution):
+    """A distribution over the public vocabulary released by a Laplace baseline (§4.2).
+
+    Attributes
+    ----------
+    labels, probabilities
+        The public vocabulary and the released distribution (zeros where the noisy value was
+        thresholded away; uniform if everything was).
+    mechanism
+        ``"laplace_ngrams"`` or ``"laplace_ngrams_public"``.
+    epsilon
+        The ε of the release.
+    scale
+        Laplace scale b = Δ₁/ε.
+    sensitivity
+        Δ₁, the ℓ1-sensitivity the noise was calibrated to.
+    max_contribution
+        W, the cap on each person's total count.
+    privacy_loss, guarantee
+        As for :class:`BayesianDPResult`.
+    """
+
+    labels: np.ndarray
+    probabilities: np.ndarray
+    mechanism: str
+    epsilon: float
+    scale: float
+    sensitivity: float
+    max_contribution: int
+    privacy_loss: PrivacyLoss
+    guarantee: str
+
+    def _rows(self) -> list[tuple[str, str]]:
+        return [
+            ("mechanism", repr(self.mechanism)),
+            ("vocabulary", f"{len(self)}"),
+            ("epsilon", f"{self.epsilon:g}"),
+            ("b", f"{self.scale:.4g}"),
+            ("sensitivity", f"{self.sensitivity:.4g}"),
+            ("max_contribution", f"{self.max_contribution}"),
+            ("guarantee", repr(self.guarantee)),
+        ]
