@@ -33,7 +33,9 @@ __version__ = "0.1.0"
 _LAZY = {
     "read_pairs": "dpcount.io",
     "read_texts": "dpcount.io",
-    "tokenize": "dpcount.io",
+    "write_pairs": "dpcount.io",
+    "tokenize": "dpcount.text",
+    "ngram_graph": "dpcount.text",
     "datasets": "dpcount.datasets",
 }
 

@@ -57,11 +57,17 @@ def _label_kind(label_type: type) -> str:
         return "str"
     if issubclass(label_type, bytes | np.bytes_):
         return "bytes"
-    if issubclass(label_type, numbers.Number | np.number | np.bool_):
+    if issubclass(label_type, bool | np.bool_):  # True == 1 would silently merge two labels
+        return "bool"
+    if issubclass(label_type, numbers.Number | np.number):
         return "number"
-    if label_type is type(None):
+    if label_type is type(None) or label_type.__name__ == "NAType":  # pandas.NA
         return "null"
     return label_type.__name__
+
+
+def _is_nan(value: Any) -> bool:
+    return isinstance(value, float | np.floating) and value != value
 
 
 def _null_count(values: np.ndarray) -> int:
@@ -71,7 +77,7 @@ def _null_count(values: np.ndarray) -> int:
     if values.dtype.kind in "mM":
         return int(np.isnat(values).sum())
     if values.dtype.kind == "O":
-        return sum(1 for v in values if v is None or (isinstance(v, float) and v != v))
+        return sum(1 for v in values if _label_kind(type(v)) == "null" or _is_nan(v))
     return 0
 
 
@@ -91,7 +97,11 @@ def _as_label_array(values: Any, what: str) -> np.ndarray:
         if kinds == {"str"}:
             arr = np.array(seq, dtype=str) if seq else np.empty(0, dtype=str)
         elif kinds == {"number"} and all(isinstance(v, int | np.integer) for v in seq):
-            arr = np.array(seq, dtype=np.int64)
+            try:
+                arr = np.array(seq, dtype=np.int64)
+            except OverflowError:  # beyond int64: keep Python ints
+                arr = np.empty(len(seq), dtype=object)
+                arr[:] = seq
         else:
             arr = np.empty(len(seq), dtype=object)
             arr[:] = seq
@@ -332,7 +342,13 @@ class PersonItemGraph:
         items: list[Hashable] = []
         counts: list[int] = []
         empty: list[Hashable] = []
-        with_counts = bool(sets) and all(isinstance(v, Mapping) for v in sets.values())
+        mappings = [isinstance(v, Mapping) for v in sets.values()]
+        with_counts = bool(sets) and all(mappings)
+        if any(mappings) and not with_counts:
+            raise DataError(
+                "from_sets got item counts for some persons and plain item sets for others; "
+                "give every person a mapping {item: count} or every person a set"
+            )
         for person, held in sets.items():
             before = len(items)
             if with_counts:
@@ -407,8 +423,10 @@ class PersonItemGraph:
         first = np.ones(keys.size, dtype=bool)
         first[1:] = keys[1:] != keys[:-1]
         if counts is not None:
-            group = np.cumsum(first) - 1
-            merged_counts = np.bincount(group, weights=np.asarray(counts)[order]).astype(np.int64)
+            # Integer sums per run of equal keys (a float bincount would round above 2**53).
+            starts = np.flatnonzero(first)
+            sorted_counts = np.asarray(counts, dtype=np.int64)[order]
+            merged_counts = np.add.reduceat(sorted_counts, starts) if starts.size else starts
             keep = merged_counts > 0
             keys, merged_counts = keys[first][keep], merged_counts[keep]
         else:

@@ -424,3 +424,33 @@ def test_large_uint64_labels():
     g = PersonItemGraph.from_pairs(labels, ["a", "b"])
     assert g.person_labels.dtype == np.uint64
     assert g.person_labels.tolist() == [2**63 + 1, 2**63 + 2]
+
+
+# --- label and count edge cases found in review ------------------------------------------------
+
+
+def test_pandas_na_is_reported_as_null():
+    pd = pytest.importorskip("pandas")
+    with pytest.raises(DataError, match="null"):
+        PersonItemGraph.from_pairs(pd.Series(["a", None], dtype="string"), ["x", "y"])
+
+
+def test_bools_do_not_merge_with_ints():
+    # True == 1 in Python; silently merging them would lose a person.
+    with pytest.raises(DataError, match="bool"):
+        PersonItemGraph.from_pairs([True, 1, 2], ["a", "b", "c"])
+
+
+def test_counts_are_summed_exactly_beyond_float_precision():
+    g = PersonItemGraph.from_pairs(["a", "a"], ["x", "x"], counts=[2**53 + 1, 0])
+    assert g.counts.tolist() == [2**53 + 1]
+
+
+def test_integers_beyond_int64_are_kept_as_python_ints():
+    g = PersonItemGraph.from_pairs([2**64, 3], ["a", "b"])
+    assert g.person_labels.tolist() == [3, 2**64]
+
+
+def test_from_sets_refuses_counts_for_only_some_persons():
+    with pytest.raises(DataError, match="counts for some persons"):
+        PersonItemGraph.from_sets({"a": {"x": 3}, "b": {"y"}})
