@@ -141,7 +141,9 @@ class PrivacyAccountant:
 
     @property
     def remaining_epsilon(self) -> float:
-        return max(0.0, round(self.epsilon_total - self.spent.epsilon, 12))
+        left = self.epsilon_total - self.spent.epsilon
+        # Float sums such as 0.1 + 0.2 leave residues; clear those relative to the budget only.
+        return 0.0 if left <= self.epsilon_total * _SLACK else left
 
     @property
     def remaining_delta(self) -> float:
