@@ -1,0 +1,203 @@
+"""``dc_curve``, ``dc_value`` and ``contributions``: one entry point, a method per module.
+
+The solvers live one per file (``flow.py``, ``hopcroft_karp.py``, ``incremental.py`` …); this
+module checks parameters, picks the solver and wraps witnesses.  Solver modules are imported on
+first use, so ``import matching`` does not pull in networkx or igraph.
+
+Examples
+--------
+>>> from dpcount import PersonItemGraph
+>>> g = PersonItemGraph.from_sets({"a": {1, 2, 3}, "b": {1}, "c": {1}})
+>>> dc_curve(g, 4).tolist(), dc_curve(g, 4, method="greedy").tolist()
+([2, 3, 3, 3], [1, 2, 3, 3])
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dpcount.graph import PersonItemGraph
+from dpcount.validation import check_choice
+from matching._common import check_ell
+from matching.contributions import Contributions
+
+__all__ = [
+    "APPROXIMATE_METHODS",
+    "EXACT_METHODS",
+    "METHODS",
+    "contributions",
+    "dc_curve",
+    "dc_value",
+]
+
+#: Methods that return DC(D;ℓ) itself; all give the same numbers.
+EXACT_METHODS = ("incremental", "flow", "hopcroft_karp", "networkx", "igraph")
+#: Lower bounds on DC(D;ℓ) with sensitivity ℓ: Algorithm 2/4 and the sampling baseline.
+APPROXIMATE_METHODS = ("greedy", "sampling")
+#: Every accepted ``method``; ``"auto"`` is the fastest exact one (``"incremental"``).
+METHODS = ("auto", *EXACT_METHODS, *APPROXIMATE_METHODS)
+
+# name -> (module, curve function, assignment function, single-ℓ value function)
+_SOLVERS: dict[str, tuple[str, str, str, str]] = {
+    "incremental": (
+        "matching.incremental",
+        "incremental_curve",
+        "incremental_assignment",
+        "incremental_value",
+    ),
+    "flow": ("matching.flow", "flow_curve", "flow_assignment", "flow_value"),
+    "hopcroft_karp": (
+        "matching.hopcroft_karp",
+        "hopcroft_karp_curve",
+        "hopcroft_karp_assignment",
+        "hopcroft_karp_value",
+    ),
+    "networkx": (
+        "matching.networkx_flow",
+        "networkx_curve",
+        "networkx_assignment",
+        "networkx_value",
+    ),
+    "igraph": ("matching.igraph_flow", "igraph_curve", "igraph_assignment", "igraph_value"),
+    "greedy": ("matching.greedy", "greedy_curve", "greedy_assignment", "greedy_value"),
+    "sampling": ("matching.sampling", "sampling_curve", "sampling_assignment", "sampling_value"),
+}
+
+
+def _resolve(method: Any) -> str:
+    name = check_choice(method, "method", METHODS)
+    return "incremental" if name == "auto" else name
+
+
+def _function(method: str, which: int) -> Callable[..., Any]:
+    entry = _SOLVERS[method]
+    function: Callable[..., Any] = getattr(importlib.import_module(entry[0]), entry[which])
+    return function
+
+
+def _check_graph(graph: Any) -> PersonItemGraph:
+    if not isinstance(graph, PersonItemGraph):
+        from dpcount.errors import InvalidParameterError
+
+        raise InvalidParameterError(
+            f"graph must be a dpcount.PersonItemGraph, got {type(graph).__name__}; build one "
+            "with PersonItemGraph.from_pairs / from_sets / from_dataframe"
+        )
+    return graph
+
+
+def _rng_kwargs(method: str, rng: Any) -> dict[str, Any]:
+    return {"rng": rng} if method == "sampling" else {}
+
+
+def dc_curve(
+    graph: PersonItemGraph, ell_max: int, method: str = "auto", *, rng: Any = None
+) -> np.ndarray:
+    """DC(D;ℓ) (or its approximation) for every ℓ = 1..ℓ_max.
+
+    Parameters
+    ----------
+    graph
+        The person–item graph D.
+    ell_max
+        Largest contribution bound, ≥ 1.
+    method
+        ``"auto"`` (= ``"incremental"``), an exact method (``"incremental"``, ``"flow"``,
+        ``"hopcroft_karp"``, ``"networkx"``, ``"igraph"``), ``"greedy"`` (Knop & Steinke,
+        Algorithm 2/4) or ``"sampling"`` (each person keeps ℓ random items).
+    rng
+        Only for ``"sampling"``: ``None`` (fresh OS entropy), an int seed or a
+        :class:`numpy.random.Generator`.
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 array of length ``ell_max``; entry ℓ−1 is the value for ℓ.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``ell_max`` is not an integer in [1, 2³¹ − 1] or ``method`` is unknown.
+
+    Notes
+    -----
+    DC(D;ℓ) is Eq. 2 of Knop & Steinke: the most distinct items when each person contributes
+    at most ℓ of its own items, a maximum flow (§1.1).  Exact curves are non-decreasing and
+    concave and reach the number of items at ℓ ≥ max degree.  Exact, greedy and sampling values
+    all change by at most ℓ when one person is added or removed (for sampling: with the
+    other persons' randomness fixed, see :mod:`matching.sampling`).
+
+    References
+    ----------
+    Knop, Steinke. "Counting Distinct Elements Under Person-Level Differential Privacy", 2023.
+
+    Examples
+    --------
+    >>> from dpcount import PersonItemGraph
+    >>> g = PersonItemGraph.from_sets({"a": {1, 2}, "b": {2, 3}, "c": set()})
+    >>> dc_curve(g, 3).tolist()
+    [2, 3, 3]
+    """
+    graph = _check_graph(graph)
+    ell_max = check_ell(ell_max, "ell_max")
+    name = _resolve(method)
+    curve = _function(name, 1)(graph, ell_max, **_rng_kwargs(name, rng))
+    return np.asarray(curve, dtype=np.int64)
+
+
+def dc_value(graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: Any = None) -> int:
+    """DC(D;ℓ) (or its approximation) for one ℓ.
+
+    Parameters and methods as in :func:`dc_curve`.
+
+    Examples
+    --------
+    >>> from dpcount import PersonItemGraph
+    >>> g = PersonItemGraph.from_sets({"a": {1, 2}, "b": {2, 3}})
+    >>> dc_value(g, 1), dc_value(g, 1, method="flow")
+    (2, 2)
+    """
+    graph = _check_graph(graph)
+    ell = check_ell(ell)
+    name = _resolve(method)
+    return int(_function(name, 3)(graph, ell, **_rng_kwargs(name, rng)))
+
+
+def contributions(
+    graph: PersonItemGraph, ell: int, method: str = "flow", *, rng: Any = None
+) -> Contributions:
+    """A witness for DC(D;ℓ): which items each person contributes.
+
+    Parameters
+    ----------
+    graph
+        The person–item graph D.
+    ell
+        The contribution bound ℓ ≥ 1.
+    method
+        Any method of :func:`dc_curve`; an exact method gives a witness of size DC(D;ℓ).
+    rng
+        Only for ``"sampling"``.
+
+    Returns
+    -------
+    Contributions
+        The item → person assignment with helpers (``value``, ``loads()``, ``to_dict()`` …).
+
+    Examples
+    --------
+    >>> from dpcount import PersonItemGraph
+    >>> g = PersonItemGraph.from_sets({"ann": {"x", "y"}, "bob": {"x"}})
+    >>> w = contributions(g, 1)
+    >>> w.value, w.to_dict()
+    (2, {'ann': ['y'], 'bob': ['x']})
+    """
+    graph = _check_graph(graph)
+    ell = check_ell(ell)
+    name = _resolve(method)
+    owner = _function(name, 2)(graph, ell, **_rng_kwargs(name, rng))
+    return Contributions(graph=graph, ell=ell, method=name, owner=owner)

@@ -1,0 +1,114 @@
+"""Exact methods: agreement with each other, with the definition, and the curve's shape."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import matching
+from dpcount import PersonItemGraph
+from matching.flow import flow_value
+from tests.matching.reference import brute_force_dc, min_cut_dc
+from tests.strategies import graphs
+
+FAST_EXACT = ("incremental", "flow", "hopcroft_karp", "igraph")
+ELL_MAX = 9
+
+
+@settings(max_examples=150)
+@given(graphs(max_persons=5, max_items=7), st.integers(1, 4))
+def test_exact_values_equal_the_definition(graph: PersonItemGraph, ell: int) -> None:
+    expected = brute_force_dc(graph, ell)
+    assert min_cut_dc(graph, ell) == expected  # the two oracles agree (max-flow = min-cut)
+    for method in (*FAST_EXACT, "networkx"):
+        assert matching.dc_value(graph, ell, method=method) == expected, method
+
+
+@settings(max_examples=150)
+@given(graphs(max_persons=7, max_items=8))
+def test_exact_curves_agree_and_match_independent_solves(graph: PersonItemGraph) -> None:
+    # Per-ℓ Dinic solves without any early stopping check the "stop when flat and fill" logic.
+    direct = [flow_value(graph, ell) for ell in range(1, ELL_MAX + 1)]
+    for method in (*FAST_EXACT, "auto"):
+        curve = matching.dc_curve(graph, ELL_MAX, method=method)
+        assert curve.dtype == np.int64 and curve.shape == (ELL_MAX,)
+        assert curve.tolist() == direct, method
+
+
+@settings(max_examples=40)
+@given(graphs(max_persons=5, max_items=6))
+def test_networkx_curve_agrees(graph: PersonItemGraph) -> None:
+    expected = matching.dc_curve(graph, 5, method="flow")
+    assert matching.dc_curve(graph, 5, method="networkx").tolist() == expected.tolist()
+
+
+@settings(max_examples=200)
+@given(graphs(max_persons=7, max_items=8))
+def test_exact_curve_is_non_decreasing_concave_and_reaches_dc(graph: PersonItemGraph) -> None:
+    curve = matching.dc_curve(graph, ELL_MAX)
+    steps = np.diff(np.concatenate([[0], curve]))
+    assert np.all(steps >= 0)
+    assert np.all(np.diff(steps) <= 0)  # increments never grow (ALGORITHMS.md §1)
+    max_degree = int(graph.degrees().max(initial=0))
+    assert np.all(curve[max(max_degree, 1) - 1 :] == graph.n_items)
+    assert np.all(curve <= graph.n_items)
+    assert curve[0] <= graph.n_persons  # ℓ = 1 is a matching
+
+
+def _random_graph(rng: np.random.Generator, n: int, m: int, mean_degree: float) -> PersonItemGraph:
+    degrees = np.minimum(rng.geometric(1 / mean_degree, size=n), m)
+    persons = np.repeat(np.arange(n), degrees)
+    # Zipf-like items: a few popular ones and a long tail, as in text data.
+    items = np.minimum(rng.zipf(1.3, size=persons.size) - 1, m - 1)
+    return PersonItemGraph.from_pairs(persons, items)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_incremental_matches_dinic_on_medium_random_graphs(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    graph = _random_graph(
+        rng, n=int(rng.integers(50, 400)), m=int(rng.integers(20, 300)), mean_degree=6
+    )
+    expected = matching.dc_curve(graph, 30, method="flow")
+    assert matching.dc_curve(graph, 30, method="incremental").tolist() == expected.tolist()
+    assert matching.dc_curve(graph, 30, method="hopcroft_karp").tolist() == expected.tolist()
+
+
+def test_long_augmenting_path() -> None:
+    # A chain: person k holds items k and k+1.  The ℓ = 1 greedy start gives person k item k;
+    # then "q", holding only item 0, is served by one path that shifts every person right.
+    n = 200
+    sets = {f"p{k:03d}": {k, k + 1} for k in range(n)}
+    sets["q"] = {0}
+    graph = PersonItemGraph.from_sets(sets)
+    assert matching.dc_value(graph, 1) == matching.dc_value(graph, 1, method="flow") == n + 1
+
+
+def _uniform_graph(seed: int, n: int, m: int, max_degree: int) -> PersonItemGraph:
+    rng = np.random.default_rng(seed)
+    degrees = rng.integers(1, max_degree + 1, size=n)
+    persons = np.repeat(np.arange(n), degrees)
+    return PersonItemGraph.from_pairs(persons, rng.integers(0, m, size=persons.size))
+
+
+@pytest.mark.parametrize(("n", "m"), [(3000, 3000), (1000, 2500), (2500, 800)])
+def test_incremental_on_sparse_uniform_graphs(n: int, m: int) -> None:
+    # Sparse random graphs near the perfect-matching threshold need long augmenting paths, so
+    # the Hopcroft–Karp phases and the dead marking of the incremental kernel do real work.
+    graph = _uniform_graph(n + m, n, m, max_degree=4)
+    expected = matching.dc_curve(graph, 12, method="flow")
+    assert matching.dc_curve(graph, 12).tolist() == expected.tolist()
+    witness = matching.contributions(graph, 2, method="incremental")
+    witness.check()
+    assert witness.value == expected[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("seed", range(3))
+def test_incremental_on_large_graphs(seed: int) -> None:
+    graph = _uniform_graph(seed, 60_000, 60_000, max_degree=6)
+    curve = matching.dc_curve(graph, 20)
+    for ell in (1, 2, 3, 5):
+        assert curve[ell - 1] == matching.dc_value(graph, ell, method="flow")
