@@ -1,23 +1,33 @@
-"""The dpcount command line: the datasets subcommand, errors, and the console script."""
+"""The dpcount command line: the datasets subcommand, errors, help, progress, console script.
+
+``count``, ``curve`` and ``union`` have their own files (``test_cli_count.py`` …).
+"""
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 
 import dpcount
 from dpcount import PersonItemGraph, datasets, read_pairs
-from dpcount.cli import build_parser, main
+from dpcount.cli import _common, _progress, build_parser, main
+from mechanisms.distinct_count import dp_distinct_count
+
+COMMANDS = ("count", "curve", "union", "datasets")
 
 
 def test_no_command_prints_help(capsys):
     assert main([]) == 0
-    assert "datasets" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert all(command in out for command in COMMANDS)
 
 
 def test_datasets_lists_every_dataset(capsys):
@@ -105,6 +115,24 @@ def test_help_texts_have_examples(capsys):
     assert build_parser().prog == "dpcount"
 
 
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_has_help_with_examples(capsys, command):
+    assert main([command, "--help"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"usage: dpcount {command}")
+    examples = out.split("examples:\n", 1)[1]
+    assert f"  dpcount {command} " in examples
+
+
+def test_help_explains_seeds_and_privacy(capsys):
+    assert main(["count", "--help"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "default: fresh OS entropy" in out and "reproducible" in out
+    assert "default: 1)" in out  # ε
+    assert main(["curve", "--help"]) == 0
+    assert "NOT PRIVATE" in capsys.readouterr().out
+
+
 def test_version(capsys):
     assert main(["--version"]) == 0
     assert capsys.readouterr().out.strip() == f"dpcount {dpcount.__version__}"
@@ -124,6 +152,115 @@ def test_write_failure_is_reported(tmp_path, capsys, monkeypatch):
     assert not target.exists()
 
 
+# --------------------------------------------------------------------------------------------
+# Progress on stderr: on a terminal only, never with --json
+# --------------------------------------------------------------------------------------------
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+    def wait_for_output(self, timeout: float = 10.0) -> None:
+        """Let the progress thread draw (it may be scheduled late on a busy machine)."""
+        deadline = time.monotonic() + timeout
+        while not self.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+
+def test_progress_draws_on_a_terminal_and_erases_its_line():
+    screen = _Terminal()
+    with _progress.progress("reading big.csv", enabled=True, stream=screen, delay=0, interval=0.01):
+        screen.wait_for_output()
+    text = screen.getvalue()
+    assert "reading big.csv … 0 s" in text
+    assert text.endswith("\r\x1b[K") and "\n" not in text
+
+
+def test_progress_line_fits_the_terminal(monkeypatch):
+    monkeypatch.setattr(_progress.shutil, "get_terminal_size", lambda: os.terminal_size((30, 5)))
+    screen = _Terminal()
+    label = "reading /a/very/long/path/to/some/file.parquet"
+    with _progress.progress(label, enabled=True, stream=screen, delay=0, interval=0.01):
+        screen.wait_for_output()
+    frames = [f for f in screen.getvalue().split("\r\x1b[K") if f]
+    assert frames and all(len(f) <= 29 and f.endswith("…") for f in frames)
+
+
+def test_progress_is_silent_for_fast_steps_and_when_disabled():
+    screen = _Terminal()
+    with _progress.progress("fast", enabled=True, stream=screen, delay=5):
+        pass
+    with _progress.progress("off", enabled=False, stream=screen, delay=0):
+        time.sleep(0.05)
+    assert screen.getvalue() == ""
+
+
+def test_stderr_is_terminal_handles_missing_streams(monkeypatch):
+    monkeypatch.setattr(sys, "stderr", None)
+    assert _progress.stderr_is_terminal() is False
+    monkeypatch.setattr(sys, "stderr", _Terminal())
+    assert _progress.stderr_is_terminal() is True
+
+
+@pytest.fixture
+def progress_labels(monkeypatch) -> list[str]:
+    """Labels of the progress indicators the commands start (instead of drawing them)."""
+    labels: list[str] = []
+
+    class Recorder:
+        def __init__(self, label: str, stream: object, **kwargs: object) -> None:
+            labels.append(label)
+
+        def __enter__(self) -> None:
+            return None
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+    monkeypatch.setattr(_progress, "Progress", Recorder)
+    return labels
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["count", "--dataset", "southern-women"], ["building southern-women", "computing"]),
+        (["curve", "--dataset", "southern-women", "--ell-max", "3"], ["building", "computing"]),
+        (["union", "--dataset", "southern-women"], ["building", "running policy_gaussian"]),
+        (["datasets", "southern-women"], ["building southern-women"]),
+    ],
+)
+def test_progress_only_on_a_terminal(capsys, monkeypatch, progress_labels, args, expected):
+    monkeypatch.setattr(_common, "stderr_is_terminal", lambda: True)
+    assert main(args) == 0
+    assert len(progress_labels) == len(expected)
+    assert all(label.startswith(e) for label, e in zip(progress_labels, expected, strict=True))
+    progress_labels.clear()
+    monkeypatch.setattr(_common, "stderr_is_terminal", lambda: False)
+    assert main(args) == 0
+    assert progress_labels == []
+
+
+@pytest.mark.parametrize("command", ["count", "union"])
+def test_no_progress_with_json_even_on_a_terminal(capsys, monkeypatch, progress_labels, command):
+    monkeypatch.setattr(_common, "stderr_is_terminal", lambda: True)
+    assert main([command, "--dataset", "southern-women", "--json"]) == 0
+    assert progress_labels == []
+
+
+def test_no_progress_output_when_stderr_is_not_a_terminal(capsys):
+    assert main(["count", "--dataset", "fashion-like"]) == 0
+    assert capsys.readouterr().err == ""
+    assert main(["curve", "--dataset", "fashion-like", "--ell-max", "20"]) == 0
+    assert capsys.readouterr().err == ""
+
+
+# --------------------------------------------------------------------------------------------
+# The console script
+# --------------------------------------------------------------------------------------------
+
+
 def _console_script() -> list[str]:
     script = Path(sys.executable).with_name("dpcount")
     if script.exists():
@@ -132,13 +269,38 @@ def _console_script() -> list[str]:
     return [found] if found else [sys.executable, "-m", "dpcount.cli"]
 
 
-def test_console_script_smoke():
-    command = _console_script()
-    result = subprocess.run([*command, "--version"], capture_output=True, text=True, check=False)
-    assert result.returncode == 0 and result.stdout.strip() == f"dpcount {dpcount.__version__}"
-    result = subprocess.run(
-        [*command, "datasets", "--help"], capture_output=True, text=True, check=False
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    """Run the console script; the checkout comes first on the path (as in an editable install
+    made before ``matching`` had its ``__init__.py``, which would otherwise shadow it)."""
+    root = str(Path(dpcount.__file__).resolve().parents[1])
+    env = os.environ | {
+        "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    }
+    return subprocess.run(
+        [*_console_script(), *args], capture_output=True, text=True, check=False, env=env
     )
+
+
+def test_console_script_smoke():
+    result = _run("--version")
+    assert result.returncode == 0 and result.stdout.strip() == f"dpcount {dpcount.__version__}"
+    result = _run("datasets", "--help")
     assert result.returncode == 0 and "usage: dpcount datasets" in result.stdout
-    result = subprocess.run([*command, "datasets", "nope"], capture_output=True, text=True)
+    result = _run("datasets", "nope")
     assert result.returncode == 2 and "Traceback" not in result.stderr
+
+
+def test_console_script_count_fashion_like():
+    result = _run("count", "--dataset", "fashion-like", "--seed", "6", "--json")
+    assert result.returncode == 0, result.stderr
+    doc = json.loads(result.stdout)
+    expected = dp_distinct_count(datasets.load("fashion-like"), 1.0, rng=6)
+    assert (doc["estimate"], doc["ell"], doc["epsilon"]) == (expected.estimate, expected.ell, 1.0)
+    # stderr is a pipe: the seed note only, no progress indicator.
+    assert result.stderr == (
+        "dpcount count: note: --seed 6 makes this release reproducible: for research only\n"
+    )
+    result = _run("count", "--dataset", "fashion-like", "--epsilon", "0")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.startswith("dpcount count: error: argument --epsilon: ")
+    assert len(result.stderr.splitlines()) == 1

@@ -1,0 +1,146 @@
+"""The ``dpcount`` command line.
+
+Subcommands (one module each):
+
+``dpcount count``
+    A differentially private lower bound on the distinct count of a file, a SQL query or a
+    built-in data set (:func:`mechanisms.distinct_count.dp_distinct_count`).
+``dpcount curve``
+    DC(D;ℓ) for ℓ = 1..ℓ_max as a table, CSV or plot – NOT private, labelled so everywhere.
+``dpcount union``
+    A differentially private set of items (:mod:`mechanisms.set_union`).
+``dpcount datasets``
+    List the built-in data sets, or build one, print its summary and optionally write its pairs.
+
+Results go to stdout, everything else (summaries, notes, warnings, progress) to stderr.  A
+progress indicator appears on a terminal only, for steps longer than about two seconds, and never
+with ``--json``.  User errors (bad options, a missing column, an unreadable file, an unknown data
+set) print one line ``dpcount COMMAND: error: ...`` to stderr and exit with status 2; no
+traceback.  Programming errors are not caught.
+
+Examples
+--------
+>>> main(["datasets", "southern-women"])  # doctest: +NORMALIZE_WHITESPACE
+southern-women: Davis's Southern Women: 18 women, 14 social events, 89 attendances
+persons                   18
+items (distinct count)    14
+...
+0
+>>> main(["curve", "--dataset", "southern-women", "--ell-max", "3"])
+# NOT PRIVATE: DC(D;ℓ) of southern-women, exact (incremental), computed from the raw data ...
+ℓ  DC(D;ℓ)
+1       14
+2       14
+3       14
+0
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from collections.abc import Callable, Sequence
+from typing import NoReturn, TextIO
+
+import dpcount
+from dpcount.errors import DPCountError
+
+from . import _count, _curve, _datasets, _union
+from ._common import UserError
+
+__all__ = ["build_parser", "main"]
+
+_EPILOG = """\
+examples:
+  dpcount count --dataset fashion-like --epsilon 1          a private lower bound
+  dpcount count reviews.csv --person user --item product --json
+  dpcount curve --dataset fashion-like --ell-max 50 --plot curve.png   (not private)
+  dpcount union words.parquet --person user --item word --epsilon 3 --output words.txt
+  dpcount datasets                                          the built-in data sets
+
+Run 'dpcount COMMAND --help' for the options of a command.
+"""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line on stderr (exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {_one_line(message)} (see '{self.prog} --help')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``dpcount`` command (one subparser per subcommand)."""
+    parser = _Parser(
+        prog="dpcount",
+        description="Counting distinct elements under person-level differential privacy.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"dpcount {dpcount.__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for module in (_count, _curve, _union, _datasets):
+        module.add_parser(commands)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse already printed usage/help/version
+        return exc.code if isinstance(exc.code, int) else 2
+    if args.command is None:
+        parser.print_help()
+        return 0
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = _warning_printer(args.command)
+            return int(args.handler(args))
+    except BrokenPipeError:  # e.g. `dpcount union ... | head`: the reader has gone, stop quietly
+        _silence_stdout()
+        return 141  # 128 + SIGPIPE, as a shell reports it
+    except (DPCountError, UserError, OSError) as exc:
+        print(f"dpcount {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"dpcount {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+def _warning_printer(command: str) -> Callable[..., None]:
+    """A ``warnings.showwarning`` that prints ``dpcount COMMAND: warning: ...`` in one line."""
+
+    def show(
+        message: Warning | str,
+        category: type[Warning],
+        filename: str,
+        lineno: int,
+        file: TextIO | None = None,
+        line: str | None = None,
+    ) -> None:
+        stream = file if file is not None else sys.stderr
+        stream.write(f"dpcount {command}: warning: {_one_line(message)}\n")
+
+    return show
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # not a real file (e.g. captured in tests)
+        pass
+
+
+def _one_line(exc: BaseException | str) -> str:
+    text = " ".join(str(exc).split())
+    return text or type(exc).__name__
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,380 @@
+"""Shared pieces of the subcommands: option types, the data source, output files and JSON.
+
+Option values are checked while the command line is parsed, so a bad ε or an unknown data set
+fails at once – before a long read – with argparse's one-line error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+import textwrap
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from dpcount.errors import InvalidParameterError
+from dpcount.graph import PersonItemGraph
+from dpcount.io import FORMATS
+from dpcount.validation import check_beta, check_delta, check_epsilon, check_positive_int
+
+from ._progress import progress, stderr_is_terminal
+
+__all__ = [
+    "SEED_HELP",
+    "Source",
+    "UserError",
+    "add_source_arguments",
+    "atomic_output",
+    "beta_type",
+    "check_output_file",
+    "delta_type",
+    "epsilon_type",
+    "json_text",
+    "load_graph",
+    "loss_json",
+    "note",
+    "positive_int_type",
+    "seed_type",
+    "show_progress",
+    "source_from_args",
+    "wrap",
+]
+
+SEED_HELP = (
+    "seed of the mechanism's randomness, a non-negative integer (default: fresh OS entropy). "
+    "A seed makes the release reproducible: use it for research and tests, never for a real "
+    "release"
+)
+
+
+class UserError(Exception):
+    """A mistake on the command line, reported in one line with exit status 2."""
+
+
+# --------------------------------------------------------------------------------------------
+# Option types (argparse ``type=`` callables)
+# --------------------------------------------------------------------------------------------
+
+
+def _checked(convert: Callable[[str], Any], check: Callable[[Any], Any]) -> Callable[[str], Any]:
+    """An argparse type: ``convert`` the text, then ``check`` it with a dpcount validator."""
+    what = "a whole number" if convert is int else "a number"
+
+    def parse(text: str) -> Any:
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+        try:
+            return check(value)
+        except InvalidParameterError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
+#: ε > 0 and finite.
+epsilon_type = _checked(float, check_epsilon)
+#: β ∈ (0, ½).
+beta_type = _checked(float, check_beta)
+#: δ ∈ (0, 1).
+delta_type = _checked(float, check_delta)
+
+
+def positive_int_type(name: str) -> Callable[[str], int]:
+    """An argparse type for a whole number ≥ 1 called ``name`` in messages."""
+    return _checked(int, lambda v: check_positive_int(v, name))
+
+
+def _check_seed(value: int) -> int:
+    if value < 0:
+        raise InvalidParameterError(f"seed must be a non-negative integer, got {value}")
+    return value
+
+
+#: A seed: a whole number ≥ 0.
+seed_type = _checked(int, _check_seed)
+
+
+def _dataset_type(text: str) -> str:
+    from dpcount import datasets
+
+    if text not in datasets.names():
+        raise argparse.ArgumentTypeError(
+            f"unknown data set {text!r}; choose one of {', '.join(datasets.names())}"
+        )
+    return text
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"scale must be a positive number, got {text!r}")
+    return value
+
+
+# --------------------------------------------------------------------------------------------
+# The data source: FILE, --sql QUERY or --dataset NAME
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where the person–item pairs come from, as given on the command line."""
+
+    kind: Literal["file", "sql", "dataset"]
+    value: str  # the path, the query or the data set name
+    person: str = "person"
+    item: str = "item"
+    format: str | None = None
+    drop_nulls: bool = False
+    scale: float = 1.0
+    data_seed: int = 0
+    cache_dir: str | None = None
+
+    def describe(self) -> str:
+        """A short name for messages: the file, ``SQL query`` or the data set."""
+        if self.kind == "file":
+            return self.value
+        if self.kind == "sql":
+            return "the SQL query"
+        return self.value if self.scale == 1 else f"{self.value} (scale {self.scale:g})"
+
+    def to_json(self) -> dict[str, Any]:
+        """The source as a JSON object."""
+        if self.kind == "dataset":
+            return {
+                "kind": "dataset",
+                "name": self.value,
+                "scale": self.scale,
+                "data_seed": self.data_seed,
+            }
+        key = "path" if self.kind == "file" else "query"
+        doc: dict[str, Any] = {"kind": self.kind, key: self.value}
+        if self.format is not None:
+            doc["format"] = self.format
+        return doc | {"person": self.person, "item": self.item}
+
+
+def add_source_arguments(parser: argparse.ArgumentParser) -> None:
+    """The data-source options shared by ``count``, ``curve`` and ``union``."""
+    parser.add_argument(
+        "path",
+        nargs="?",
+        metavar="FILE",
+        help="CSV, TSV, Parquet or JSON lines file, or a glob such as 'logs/*.parquet'; the "
+        "format comes from the suffix",
+    )
+    group = parser.add_argument_group("data (give exactly one of FILE, --sql and --dataset)")
+    group.add_argument(
+        "--sql", metavar="QUERY", help="a DuckDB SELECT query giving the person and item columns"
+    )
+    group.add_argument(
+        "--dataset",
+        metavar="NAME",
+        type=_dataset_type,
+        help="a built-in data set (list them with 'dpcount datasets')",
+    )
+    group.add_argument("--person", metavar="COLUMN", help="column of person ids (default: person)")
+    group.add_argument("--item", metavar="COLUMN", help="column of item ids (default: item)")
+    group.add_argument(
+        "--format", choices=FORMATS, help="format of FILE when its suffix does not tell"
+    )
+    group.add_argument(
+        "--drop-nulls",
+        action="store_true",
+        help="drop rows with null or empty ids (with a warning) instead of failing",
+    )
+    group.add_argument(
+        "--scale",
+        type=_positive_float,
+        metavar="S",
+        help="with --dataset: fraction of persons (synthetic) or TPC-H scale factor (default: 1)",
+    )
+    group.add_argument(
+        "--data-seed",
+        type=seed_type,
+        metavar="N",
+        help="with --dataset: seed of the synthetic data (default: 0)",
+    )
+    group.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="with --dataset: folder for generated TPC-H tables (default: the user cache)",
+    )
+
+
+def _given(args: argparse.Namespace, names: Sequence[str]) -> list[str]:
+    """The options among ``names`` (attribute names) that were given on the command line."""
+    return [name for name in names if getattr(args, name) not in (None, False)]
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def source_from_args(args: argparse.Namespace) -> Source:
+    """Check the data-source options of ``args`` and return the :class:`Source`.
+
+    Raises
+    ------
+    UserError
+        When not exactly one source is given, or an option does not apply to it.
+    """
+    given = _given(args, ("path", "sql", "dataset"))
+    names = {"path": "FILE", "sql": "--sql", "dataset": "--dataset"}
+    if len(given) != 1:
+        found = " and ".join(names[g] for g in given)
+        raise UserError(
+            "give exactly one data source: a FILE, --sql QUERY or --dataset NAME"
+            + (f" (got {found})" if found else "")
+        )
+    kind = given[0]
+    if kind == "dataset":
+        misplaced = _given(args, ("person", "item", "format", "drop_nulls"))
+        if misplaced:
+            raise UserError(
+                f"{_flag(misplaced[0])} applies to a FILE or --sql; the columns of --dataset "
+                "are fixed"
+            )
+        return Source(
+            "dataset",
+            args.dataset,
+            scale=1.0 if args.scale is None else args.scale,
+            data_seed=0 if args.data_seed is None else args.data_seed,
+            cache_dir=args.cache_dir,
+        )
+    misplaced = _given(args, ("scale", "data_seed", "cache_dir"))
+    if misplaced:
+        raise UserError(f"{_flag(misplaced[0])} applies to --dataset only")
+    if kind == "sql" and args.format is not None:
+        raise UserError("--format applies to a FILE; a --sql query reads its own files")
+    return Source(
+        "file" if kind == "path" else "sql",
+        args.path if kind == "path" else args.sql,
+        person=args.person or "person",
+        item=args.item or "item",
+        format=args.format,
+        drop_nulls=args.drop_nulls,
+    )
+
+
+def load_graph(source: Source, *, show: bool) -> PersonItemGraph:
+    """Read or build the graph of ``source``, with a progress indicator when ``show``."""
+    if source.kind == "dataset":
+        from dpcount import datasets
+
+        with progress(f"building {source.value}", enabled=show):
+            return datasets.load(
+                source.value,
+                scale=source.scale,
+                seed=source.data_seed,
+                cache_dir=source.cache_dir,
+            )
+    from dpcount.io import read_pairs
+
+    with progress(f"reading {source.describe()}", enabled=show):
+        return read_pairs(
+            source.value if source.kind == "file" else None,
+            person=source.person,
+            item=source.item,
+            sql=source.value if source.kind == "sql" else None,
+            format=source.format,
+            drop_nulls=source.drop_nulls,
+        )
+
+
+def show_progress(args: argparse.Namespace) -> bool:
+    """Progress is drawn on a terminal only, and never with ``--json``."""
+    return stderr_is_terminal() and not getattr(args, "json", False)
+
+
+# --------------------------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------------------------
+
+
+def check_output_file(path: str, option: str, suffixes: Sequence[str] = ()) -> Path:
+    """Fail before a long computation when ``path`` cannot be written as ``option``'s file."""
+    target = Path(path).expanduser()
+    if suffixes and target.suffix.lower() not in suffixes:
+        allowed = " or ".join(
+            [", ".join(suffixes[:-1]), suffixes[-1]] if len(suffixes) > 1 else suffixes
+        )
+        raise UserError(f"{option} must end in {allowed}, got {path!r}")
+    if target.is_dir():
+        raise UserError(f"{option} {path!r} is a folder; give a file name")
+    if not target.parent.is_dir():
+        raise UserError(f"{option} folder {str(target.parent)!r} does not exist")
+    return target
+
+
+@contextmanager
+def atomic_output(target: Path) -> Iterator[Path]:
+    """Yield a temporary path beside ``target``; on success rename it to ``target``.
+
+    A failure or an interruption leaves ``target`` untouched and no temporary file behind.
+    """
+    tmp = target.parent / f".{target.name}.{uuid.uuid4().hex[:12]}.tmp"
+    try:
+        yield tmp
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
+def _json_default(value: Any) -> Any:
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
+
+
+def json_text(doc: Any) -> str:
+    """``doc`` as indented JSON; NumPy scalars become numbers, other objects strings."""
+    return json.dumps(doc, indent=2, ensure_ascii=False, default=_json_default)
+
+
+def loss_json(loss: Any) -> dict[str, Any]:
+    """A :class:`~mechanisms.accounting.PrivacyLoss` as JSON (ε = ∞ becomes ``null``)."""
+    return {
+        "epsilon": loss.epsilon if math.isfinite(loss.epsilon) else None,
+        "delta": loss.delta,
+        "private": loss.is_private,
+        "description": loss.description,
+    }
+
+
+def note(command: str, message: str) -> None:
+    """One ``dpcount COMMAND: note: ...`` line on stderr."""
+    print(f"dpcount {command}: note: {message}", file=sys.stderr)
+
+
+def wrap(text: str, width: int = 79) -> str:
+    """Wrap every line of ``text`` at ``width`` characters, never inside a word or a path.
+
+    Examples
+    --------
+    >>> print(wrap("so ε = 1 was spent", width=8))
+    so
+    ε = 1
+    was
+    spent
+    """
+    fill = textwrap.TextWrapper(width, break_long_words=False, break_on_hyphens=False).fill
+    glue = "\x00=\x00"  # keeps "ε = 1" and "ℓ = 4" on one line
+    lines = (fill(line.replace(" = ", glue)) if line else "" for line in text.splitlines())
+    return "\n".join(lines).replace(glue, " = ")

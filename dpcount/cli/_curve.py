@@ -1,0 +1,186 @@
+"""``dpcount curve``: DC(D;ℓ) for ℓ = 1..ℓ_max as a table, a CSV file or a plot – NOT private."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+import matching
+
+from ._common import (
+    UserError,
+    add_source_arguments,
+    atomic_output,
+    check_output_file,
+    load_graph,
+    positive_int_type,
+    seed_type,
+    show_progress,
+    source_from_args,
+    wrap,
+)
+from ._progress import progress
+
+NOT_PRIVATE = "NOT PRIVATE"
+PLOT_SUFFIXES = (".png", ".svg", ".pdf")
+
+EPILOG = """\
+examples:
+  dpcount curve --dataset fashion-like --ell-max 50 --plot curve.png
+  dpcount curve reviews.csv --person user --item product --csv curve.csv
+  dpcount curve --dataset southern-women --ell-max 14 --method greedy
+
+NOT PRIVATE: DC(D;ℓ) is computed from the raw data without noise.  Use it to understand the
+data and the choice of ℓ; never publish it.  'dpcount count' is the private release.
+"""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Register ``dpcount curve``."""
+    parser = commands.add_parser(
+        "curve",
+        help="DC(D;ℓ) for ℓ = 1..ℓ_max (NOT private)",
+        description=wrap(
+            "Compute DC(D;ℓ), the most distinct items reachable when each person contributes "
+            "at most ℓ of theirs, for ℓ = 1..ℓ_max, and print it as a table (default), write it "
+            "as CSV or plot it. NOT PRIVATE: for studying the data, not for publication."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_source_arguments(parser)
+    group = parser.add_argument_group("curve")
+    group.add_argument(
+        "--ell-max",
+        type=positive_int_type("ell-max"),
+        default=100,
+        metavar="L",
+        help="largest ℓ (default: 100)",
+    )
+    group.add_argument(
+        "--method",
+        choices=matching.METHODS,
+        default="auto",
+        help="solver: 'auto' (the fastest exact one), an exact method, 'greedy' (Algorithm 2, "
+        "a 2-approximation) or 'sampling' (baseline) (default: auto)",
+    )
+    group.add_argument(
+        "--seed",
+        type=seed_type,
+        metavar="N",
+        help="with --method sampling: seed of the sampling (default: fresh OS entropy)",
+    )
+    output = parser.add_argument_group("output (default: a table on stdout)")
+    output.add_argument("--csv", metavar="FILE", help="write the curve to a CSV file")
+    output.add_argument(
+        "--plot",
+        metavar="FILE",
+        help="plot the curve to FILE.png, .svg or .pdf (needs matplotlib: the 'plot' extra)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the data, compute the curve and write it where asked."""
+    source = source_from_args(args)
+    if args.seed is not None and args.method != "sampling":
+        raise UserError("--seed applies to --method sampling only; the other methods are exact")
+    csv_target = check_output_file(args.csv, "--csv") if args.csv else None
+    plot_target = check_output_file(args.plot, "--plot", PLOT_SUFFIXES) if args.plot else None
+    if plot_target is not None:
+        _require_matplotlib()
+    show = show_progress(args)
+    graph = load_graph(source, show=show)
+    with progress(f"computing DC(D;ℓ) for ℓ = 1..{args.ell_max}", enabled=show):
+        rng = args.seed if args.method == "sampling" else None
+        curve = matching.dc_curve(graph, args.ell_max, method=args.method, rng=rng)
+    caption = f"DC(D;ℓ) of {source.describe()}, {method_label(args.method)}"
+    if csv_target is None and plot_target is None:
+        print(table(curve, caption), end="")
+    if csv_target is not None:
+        with atomic_output(csv_target) as tmp:
+            tmp.write_text(csv_text(curve, caption), encoding="utf-8")
+        print(f"wrote {curve.size} rows to {csv_target} ({NOT_PRIVATE})", file=sys.stderr)
+    if plot_target is not None:
+        write_plot(curve, caption, plot_target)
+        print(f"wrote the plot to {plot_target} ({NOT_PRIVATE})", file=sys.stderr)
+    return 0
+
+
+def method_label(method: str) -> str:
+    """How the curve was computed, in words."""
+    if method == "auto":
+        return "exact (incremental)"
+    if method in matching.EXACT_METHODS:
+        return f"exact ({method})"
+    if method == "greedy":
+        return "greedy 2-approximation"
+    return "per-person sampling"
+
+
+def _warning(caption: str) -> str:
+    return f"{NOT_PRIVATE}: {caption}, computed from the raw data without noise; do not publish"
+
+
+def table(curve: Sequence[int] | np.ndarray, caption: str) -> str:
+    """The curve as an aligned text table under a NOT PRIVATE comment line.
+
+    Examples
+    --------
+    >>> print(table([2, 3], "DC(D;ℓ) of x"), end="")
+    # NOT PRIVATE: DC(D;ℓ) of x, computed from the raw data without noise; do not publish
+    ℓ  DC(D;ℓ)
+    1        2
+    2        3
+    """
+    values = [int(v) for v in curve]
+    ell_width = len(str(len(values)))
+    dc_width = max(len("DC(D;ℓ)"), *(len(str(v)) for v in values)) if values else 7
+    lines = [f"# {_warning(caption)}", f"{'ℓ':>{ell_width}}  {'DC(D;ℓ)':>{dc_width}}"]
+    lines += [f"{ell:>{ell_width}}  {v:>{dc_width}}" for ell, v in enumerate(values, start=1)]
+    return "\n".join(lines) + "\n"
+
+
+def csv_text(curve: Sequence[int] | np.ndarray, caption: str) -> str:
+    """The curve as CSV: a ``#`` comment saying NOT PRIVATE, then ``ell,dc_not_private`` rows.
+
+    Examples
+    --------
+    >>> print(csv_text([2, 3], "DC(D;ℓ) of x"), end="")
+    # NOT PRIVATE: DC(D;ℓ) of x, computed from the raw data without noise; do not publish
+    ell,dc_not_private
+    1,2
+    2,3
+    """
+    rows = [f"{ell},{int(v)}" for ell, v in enumerate(curve, start=1)]
+    return "\n".join([f"# {_warning(caption)}", "ell,dc_not_private", *rows]) + "\n"
+
+
+def _require_matplotlib() -> None:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        raise UserError(
+            "--plot needs matplotlib, which is not installed; install it with "
+            "pip install 'dpcount[plot]', or use --csv"
+        ) from None
+
+
+def write_plot(curve: np.ndarray, caption: str, path: Path) -> None:
+    """Plot the curve to ``path`` (PNG, SVG or PDF by suffix), atomically, titled NOT PRIVATE."""
+    from matplotlib.figure import Figure  # no pyplot: no global state, no display needed
+
+    ells = np.arange(1, curve.size + 1)
+    fig = Figure(figsize=(7, 4.5), layout="constrained")
+    ax = fig.add_subplot()
+    ax.plot(ells, curve, marker="." if curve.size <= 100 else None, color="tab:blue")
+    ax.set_xlabel("ℓ (most items one person may contribute)")
+    ax.set_ylabel("DC(D;ℓ)")
+    ax.set_title(f"{NOT_PRIVATE} – {caption}", color="tab:red", fontsize=10)
+    ax.grid(alpha=0.3)
+    with atomic_output(path) as tmp:
+        fig.savefig(tmp, format=path.suffix[1:].lower(), dpi=120)

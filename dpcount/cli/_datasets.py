@@ -1,0 +1,88 @@
+"""``dpcount datasets``: list the built-in data sets, or build one and print its summary."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+from ._common import UserError, check_output_file, show_progress, wrap
+from ._progress import progress
+
+EPILOG = """\
+examples:
+  dpcount datasets                                   list the data sets
+  dpcount datasets fashion-like --seed 3             build one and print its summary
+  dpcount datasets reddit-like --scale 0.1 --output reddit.parquet
+  dpcount datasets tpch-o-od --scale 1               TPC-H SF 1 (generated once, then cached)
+"""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Register ``dpcount datasets``."""
+    parser = commands.add_parser(
+        "datasets",
+        help="list or build the built-in data sets",
+        description=wrap(
+            "Without NAME, list the built-in data sets. With NAME, build that data set, print "
+            "its summary (sizes and degree statistics, not a private release) and, with "
+            "--output, write its person–item pairs."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("name", nargs="?", metavar="NAME", help="data set to build")
+    parser.add_argument(
+        "--scale",
+        type=float,
+        default=1.0,
+        metavar="S",
+        help="fraction of persons (synthetic) or TPC-H scale factor (default: 1)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, metavar="N", help="seed of synthetic data (default: 0)"
+    )
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write the pairs to FILE.csv or FILE.parquet (columns person, item[, count])",
+    )
+    parser.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help="folder for generated TPC-H tables (default: the user cache folder)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """List the data sets, or build ``args.name``, print its summary and maybe write it."""
+    from dpcount import datasets
+
+    if args.name is None:
+        width = max(map(len, datasets.names()))
+        for name in datasets.names():
+            print(f"{name:<{width}}  {datasets.description(name)}")
+        print(
+            "\n--scale is the fraction of persons for synthetic data, the scale factor for TPC-H."
+        )
+        return 0
+    if args.name not in datasets.names():
+        raise UserError(
+            f"unknown data set {args.name!r}; choose one of {', '.join(datasets.names())}"
+        )
+    if args.output is not None:
+        check_output_file(args.output, "--output", (".csv", ".parquet"))
+    start = time.perf_counter()
+    with progress(f"building {args.name}", enabled=show_progress(args)):
+        graph = datasets.load(args.name, scale=args.scale, seed=args.seed, cache_dir=args.cache_dir)
+    elapsed = time.perf_counter() - start
+    print(f"{args.name}: {datasets.description(args.name)}")
+    print(graph.summary())
+    if args.output is not None:
+        from dpcount.io import write_pairs
+
+        path = write_pairs(graph, args.output)
+        print(f"wrote {graph.n_pairs:,} pairs to {path}")
+    print(f"built in {elapsed:.2f} s", file=sys.stderr)
+    return 0

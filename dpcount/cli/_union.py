@@ -1,0 +1,199 @@
+"""``dpcount union``: a differentially private set of items (DP set union / partition selection)."""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import importlib
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+import dpcount
+
+from ._common import (
+    SEED_HELP,
+    Source,
+    UserError,
+    add_source_arguments,
+    atomic_output,
+    check_output_file,
+    delta_type,
+    epsilon_type,
+    json_text,
+    load_graph,
+    loss_json,
+    note,
+    positive_int_type,
+    seed_type,
+    show_progress,
+    source_from_args,
+    wrap,
+)
+from ._progress import progress
+
+if TYPE_CHECKING:  # the set-union package loads its compiled kernels; import it when run
+    from mechanisms.set_union import SetUnionResult
+
+#: The mechanisms of :mod:`mechanisms.set_union` the command offers; the first is the default.
+ALGORITHMS = (
+    "policy_gaussian",
+    "policy_laplace",
+    "weighted_gaussian",
+    "weighted_laplace",
+    "count_gaussian",
+    "count_laplace",
+    "max_adaptive_degree",
+    "dp_sips",
+)
+
+EPILOG = """\
+examples:
+  dpcount union words.parquet --person user --item word --epsilon 3 --delta 1e-6 --output words.txt
+  dpcount union --dataset fashion-like --max-items 20 | head
+  dpcount union queries.csv --person uid --item query --algorithm dp_sips --json > released.json
+
+Each person contributes at most --max-items (Δ0) of their items, chosen at random; items whose
+noisy weight clears a threshold are released.  The set is (ε, δ)-DP for adding or removing one
+person with all their items.  Choose δ well below 1 / (number of persons).
+"""
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    """Register ``dpcount union``."""
+    parser = commands.add_parser(
+        "union",
+        help="a private set of items (DP set union)",
+        description=wrap(
+            "Release a differentially private subset of the items held by the persons "
+            "(Gopi et al. 2020; Chen et al. 2025; Swanberg et al. 2023), one label per line on "
+            "stdout or in --output. A summary goes to stderr, so stdout can be piped."
+        ),
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_source_arguments(parser)
+    group = parser.add_argument_group("privacy")
+    group.add_argument(
+        "--algorithm",
+        choices=ALGORITHMS,
+        default=ALGORITHMS[0],
+        help=f"set-union mechanism (default: {ALGORITHMS[0]})",
+    )
+    group.add_argument(
+        "--epsilon",
+        type=epsilon_type,
+        default=1.0,
+        metavar="EPS",
+        help="privacy budget ε > 0 (default: 1)",
+    )
+    group.add_argument(
+        "--delta",
+        type=delta_type,
+        default=1e-6,
+        metavar="D",
+        help="δ in (0, 1), well below 1 / number of persons (default: 1e-6)",
+    )
+    group.add_argument(
+        "--max-items",
+        type=positive_int_type("max-items"),
+        default=100,
+        metavar="N",
+        help="Δ0: most items one person contributes, sampled at random (default: 100)",
+    )
+    group.add_argument("--seed", type=seed_type, metavar="N", help=SEED_HELP)
+    output = parser.add_argument_group("output")
+    output.add_argument(
+        "--output",
+        metavar="FILE",
+        help="write the items (or the JSON with --json) to FILE, atomically, instead of stdout",
+    )
+    output.add_argument(
+        "--json", action="store_true", help="a JSON object: the summary and the items"
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read the data, run the set-union mechanism and write the released items."""
+    source = source_from_args(args)
+    target = check_output_file(args.output, "--output") if args.output else None
+    show = show_progress(args)
+    graph = load_graph(source, show=show)
+    mechanism = getattr(importlib.import_module("mechanisms.set_union"), args.algorithm)
+    with progress(f"running {args.algorithm}", enabled=show):
+        result = mechanism(graph, args.epsilon, args.delta, max_items=args.max_items, rng=args.seed)
+    if args.json:
+        text = json_text(result_json(result, source, args.seed)) + "\n"
+    else:
+        text = items_text(result.items)
+    if target is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        with atomic_output(target) as tmp:
+            tmp.write_text(text, encoding="utf-8")
+    print(summary(result, target), file=sys.stderr)
+    if args.seed is not None:
+        note("union", f"--seed {args.seed} makes this release reproducible: for research only")
+    return 0
+
+
+def label_strings(items: np.ndarray) -> list[str]:
+    """The released labels as text (dates and times in ISO 8601).
+
+    Examples
+    --------
+    >>> label_strings(np.array(["b", "a"])), label_strings(np.array([3, 10]))
+    (['b', 'a'], ['3', '10'])
+    >>> label_strings(np.array(["2024-02-29"], dtype="datetime64[ns]"))
+    ['2024-02-29T00:00:00.000000000']
+    """
+    if items.dtype.kind == "M":
+        return [str(s) for s in np.datetime_as_string(items)]
+    return [str(x) for x in items.tolist()]
+
+
+def items_text(items: np.ndarray) -> str:
+    """One label per line; refuses labels that contain a line break (use ``--json``)."""
+    labels = label_strings(items)
+    if any("\n" in s or "\r" in s for s in labels):
+        raise UserError(
+            "a released item contains a line break, so one item per line is ambiguous; use --json"
+        )
+    return "".join(s + "\n" for s in labels)
+
+
+def summary(result: SetUnionResult, target: Path | None) -> str:
+    """The stderr line: how many items were released, with ε and δ."""
+    where = f" to {target}" if target is not None else ""
+    return (
+        f"dpcount union: released {result.count:,} items{where} with {result.mechanism} "
+        f"(ε = {result.epsilon:g}, δ = {result.delta:g}, at most {result.max_items} items "
+        "per person)"
+    )
+
+
+def result_json(result: SetUnionResult, source: Source, seed: int | None) -> dict[str, Any]:
+    """The :class:`~mechanisms.set_union.SetUnionResult` as JSON, items last."""
+    items = result.items
+    return {
+        "algorithm": result.mechanism,
+        "count": result.count,
+        "epsilon": result.epsilon,
+        "delta": result.delta,
+        "max_items": result.max_items,
+        "noise": result.noise,
+        "scale": result.scale,
+        "threshold": result.threshold,
+        "cutoff": result.cutoff,
+        "parameters": dict(result.parameters),
+        "rounds": [dataclasses.asdict(r) for r in result.rounds],
+        "privacy_loss": loss_json(result.privacy_loss),
+        "source": source.to_json(),
+        "seed": seed,
+        "dpcount_version": dpcount.__version__,
+        "items": label_strings(items) if items.dtype.kind == "M" else items.tolist(),
+    }
