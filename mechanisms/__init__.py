@@ -1,5 +1,78 @@
-"""Differentially private mechanisms over a :class:`dpcount.PersonItemGraph`."""
+"""Differentially private mechanisms over a :class:`dpcount.PersonItemGraph`.
 
+* :func:`dp_distinct_count` — Knop & Steinke's private lower bound on the distinct count
+  (Algorithm 1 with exact matching, Algorithm 2 with the greedy), ℓ chosen by :func:`gem`.
+* :func:`r2t`, :func:`shifted_inverse` — the baselines of Knop & Steinke's Table 2.
+* :mod:`mechanisms.set_union` — private sets of items (Gopi et al., MAD, DP-SIPS).
+* :mod:`mechanisms.bayesian_ngrams` — the n-gram distribution of Ramadan, Withers & Orr.
+* :class:`PrivacyLoss`, :class:`PrivacyAccountant` — what each release spent, and a budget.
+
+Every randomized function takes ``rng`` (None = OS entropy; an int or Generator reproduces)
+and returns a frozen result that records its ``privacy_loss``.
+
+Examples
+--------
+>>> import mechanisms
+>>> from dpcount import PersonItemGraph
+>>> g = PersonItemGraph.from_sets({f"p{k}": {f"item{k}", "common"} for k in range(50)})
+>>> r = mechanisms.dp_distinct_count(g, epsilon=1.0, rng=0)
+>>> r.estimate <= g.n_items, r.privacy_loss.epsilon
+(True, 1.0)
+"""
+
+from mechanisms import bayesian_ngrams, set_union
 from mechanisms.accounting import PrivacyAccountant, PrivacyLoss
+from mechanisms.bayesian_ngrams import bayesian_dp, end_to_end_dp
+from mechanisms.distinct_count import (
+    DistinctCountResult,
+    dp_distinct_count,
+    dp_distinct_count_from_curve,
+)
+from mechanisms.gem import gem, gem_normalized_scores, gem_probabilities
+from mechanisms.laplace import LaplaceRelease, laplace_lower_bound
+from mechanisms.r2t import R2TResult, r2t
+from mechanisms.selection import exponential_mechanism, permute_and_flip
+from mechanisms.set_union import (
+    SetUnionResult,
+    count_gaussian,
+    count_laplace,
+    dp_sips,
+    max_adaptive_degree,
+    policy_gaussian,
+    policy_laplace,
+    weighted_gaussian,
+    weighted_laplace,
+)
+from mechanisms.shifted_inverse import ShiftedInverseResult, shifted_inverse
 
-__all__ = ["PrivacyAccountant", "PrivacyLoss"]
+__all__ = [
+    "DistinctCountResult",
+    "LaplaceRelease",
+    "PrivacyAccountant",
+    "PrivacyLoss",
+    "R2TResult",
+    "SetUnionResult",
+    "ShiftedInverseResult",
+    "bayesian_dp",
+    "bayesian_ngrams",
+    "count_gaussian",
+    "count_laplace",
+    "dp_distinct_count",
+    "dp_distinct_count_from_curve",
+    "dp_sips",
+    "end_to_end_dp",
+    "exponential_mechanism",
+    "gem",
+    "gem_normalized_scores",
+    "gem_probabilities",
+    "laplace_lower_bound",
+    "max_adaptive_degree",
+    "permute_and_flip",
+    "policy_gaussian",
+    "policy_laplace",
+    "r2t",
+    "set_union",
+    "shifted_inverse",
+    "weighted_gaussian",
+    "weighted_laplace",
+]
