@@ -14,7 +14,7 @@ Contributions(ell=1, method='flow', value=2, n_persons=2, n_items=2)
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -51,7 +51,7 @@ class Contributions:
     graph: PersonItemGraph
     ell: int
     method: str
-    owner: np.ndarray = field()
+    owner: np.ndarray
 
     def __post_init__(self) -> None:
         owner = np.array(self.owner, dtype=np.int64)  # a private, read-only copy

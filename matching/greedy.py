@@ -33,15 +33,13 @@ __all__ = ["greedy_assignment", "greedy_curve", "greedy_value"]
 @njit(cache=True)
 def _greedy_rounds(
     indptr: np.ndarray, indices: np.ndarray, n_items: int, ell_max: int
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray]:
     """Run up to ``ell_max`` rounds of Algorithm 4; stop early when nobody can add an item.
 
-    Returns |S| after each round run, and per item the person and the round that took it
-    (−1 and 0 for items never taken).
+    Returns |S| after each round run, and per item the person that took it (−1: not in S).
     """
     n = indptr.size - 1
-    taken_by = np.full(n_items, -1, dtype=np.int64)
-    taken_round = np.zeros(n_items, dtype=np.int64)
+    taken_by = np.full(n_items, -1, dtype=np.int64)  # S = the items with taken_by ≥ 0
     pointer = indptr[:-1].copy()  # first item of each person that may still be outside S
     active = np.empty(n, dtype=np.int64)  # persons that may still add an item, in id order
     n_active = 0
@@ -59,11 +57,10 @@ def _greedy_rounds(
             p = active[a]
             q = pointer[p]
             end = indptr[p + 1]
-            while q < end and taken_round[indices[q]] != 0:
+            while q < end and taken_by[indices[q]] != -1:
                 q += 1
             if q < end:  # Algorithm 4 line 5: the first item of u_p outside S
                 j = indices[q]
-                taken_round[j] = rounds
                 taken_by[j] = p
                 size += 1
                 q += 1
@@ -75,10 +72,10 @@ def _greedy_rounds(
         sizes[rounds - 1] = size
         if size == n_items:
             break  # every item is in S; later rounds add nothing
-    return sizes[: max(rounds, 1)], taken_by, taken_round  # sizes[0] = 0 if nobody holds items
+    return sizes[: max(rounds, 1)], taken_by  # sizes[0] = 0 if nobody holds items
 
 
-def _run(graph: PersonItemGraph, ell_max: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _run(graph: PersonItemGraph, ell_max: int) -> tuple[np.ndarray, np.ndarray]:
     # After max-degree rounds every person has run out of items: no more rounds needed.
     ell_run = effective_ell(graph, ell_max)
     return _greedy_rounds(graph.indptr, graph.indices, graph.n_items, ell_run)
