@@ -1,8 +1,9 @@
-"""Seeded synthetic person–item data: heavy-tailed person degrees, Zipf item popularity.
+"""Seeded synthetic person–item data: heavy-tailed degrees, Zipf items and a tail of rare ones.
 
 :func:`synthetic` is the generator; :func:`reddit_like` and :func:`fashion_like` are presets
-calibrated to the sizes of the Reddit and fashion data sets used in the distinct-count and
-set-union papers, so benchmarks can run at those sizes without the original data.
+calibrated to the Reddit and Amazon Fashion data sets of the distinct-count and set-union
+papers – their sizes, and the shape of their DC(D;ℓ) curves – so benchmarks can run on data
+like them without the original data.
 
 Examples
 --------
@@ -26,26 +27,39 @@ from dpcount.validation import check_positive_int
 
 __all__ = ["fashion_like", "reddit_like", "synthetic"]
 
-# Reddit-like preset (Gopi et al. 2020; Knop & Steinke 2023): ~223k persons, ~7.1M distinct
-# pairs, ~103k distinct items, median degree 18, max degree ~1.7k.  Constants calibrated by
-# generating with seeds 0-2 (distinct pairs and items within 1% of the targets).
+# Reddit-like preset (Gopi et al. 2020; Knop & Steinke 2023, Tables 3 and 6): 223,388 persons,
+# ~7.1M distinct pairs, ~102.8k distinct items, median degree 18, max degree 1,724.  The tail
+# (about 18k of the 80k tail items are drawn, mostly by one heavy person each) is calibrated to
+# the paper's curve (seeds 0-2): DC(D;ℓ) is 6-7% below DC(D) at ℓ = 1, 0.3-0.5% below at
+# ℓ ≈ 15-25 and 0.1-0.2% below at ℓ ≈ 30; sampling ℓ = 96 items per person loses ~7% (paper
+# 7%); GEM (ε = 1, β = 0.05, ℓ_max = 100) picks ℓ̂ with median ≈ 22 (paper 18.5) and the
+# non-private "Max Utility" ℓ is 35-40 (paper 32).
 _REDDIT = {
     "n_persons": 223_388,
-    "n_items": 103_000,  # nearly every item of the universe is drawn at this size
+    "n_items": 164_700,  # 84.7k head items (all drawn) + 80k tail items (~18k drawn)
     "degree_median": 18,
     "degree_mean": 31.8,  # 7.1M pairs / 223k persons
-    "degree_max": 1_700,
+    "degree_max": 1_724,
     "zipf_exponent": 1.0,
+    "tail_items": 80_000,
+    "tail_share": 0.05,  # 5% of the heaviest person's items are rare, 0.5% at degree 172
+    "tail_exponent": 1.0,
 }
-# Fashion-like preset: 404 persons, ~8.5k distinct pairs, ~1.45k distinct items (seeds 0-2:
-# 7.9k-8.7k pairs, 1.44k-1.49k items; with only 404 persons the seed matters more).
+# Fashion-like preset (Amazon Fashion 5-core; Knop & Steinke, Tables 3 and 4): 404 persons,
+# ~8.5k pairs, ~1.45k items, median 14, max 139.  Most of the vocabulary is rare: ~1.1k of the
+# 1.45k items come from the tail.  Calibrated (mean of seeds 0-5) to the paper's curve:
+# DC(D)-DC(D;ℓ) ≈ 186/124/46/24 at ℓ = 7/9/14/17 (paper 198/133/50/22), sampling loses
+# 50/34/20/12% at ℓ = 9/16/28/41 (paper 54/39/23/13%), GEM picks ℓ̂ ≈ 9 (paper 9).
 _FASHION = {
     "n_persons": 404,
-    "n_items": 1_950,  # about 1.45k of them are drawn
-    "degree_median": 16,
+    "n_items": 1_930,  # 330 head items + 1,600 tail items; about 1.45k are drawn
+    "degree_median": 14.5,  # the rounded degrees then have median 14
     "degree_mean": 22.0,
-    "degree_max": 110,
+    "degree_max": 139,
     "zipf_exponent": 1.0,
+    "tail_items": 1_600,
+    "tail_share": 0.5,
+    "tail_exponent": 0.6,
 }
 _TOP_UP_ROUNDS = 64  # rounds of re-drawing duplicates before filling the rest uniformly
 
@@ -59,29 +73,41 @@ def synthetic(
     zipf_exponent: float,
     seed: int | np.random.Generator = 0,
     degree_mean: float | None = None,
+    tail_items: int = 0,
+    tail_share: float = 0.0,
+    tail_exponent: float = 1.0,
 ) -> PersonItemGraph:
-    """A random person–item graph with log-normal person degrees and Zipf item popularity.
+    """A random person–item graph: log-normal degrees, Zipf items and a tail of rare items.
 
     Parameters
     ----------
     n_persons
         Number of persons (labels ``0 .. n_persons-1``).
     n_items
-        Size of the item universe (labels ``0 .. n_items-1``); items nobody draws are absent,
-        so the graph usually has fewer distinct items.
+        Size of the item universe (labels ``0 .. n_items-1``), tail included; items nobody
+        draws are absent, so the graph usually has fewer distinct items.
     degree_median
         Median number of distinct items per person.
     degree_max
         The largest number of distinct items of one person (at most ``n_items``); it is the
         realised maximum, not just a cap.
     zipf_exponent
-        ``s >= 0``: the item of popularity rank ``k`` is drawn with probability ∝ ``k**-s``
-        (``s = 0`` is uniform).
+        ``s >= 0``: the head item of popularity rank ``k`` is drawn with probability ∝
+        ``k**-s`` (``s = 0`` is uniform).
     seed
         Seed or NumPy ``Generator``; the same seed gives the same graph.
     degree_mean
         Optional target mean degree (``> degree_median``): fixes the spread of the log-normal
         instead of deriving it from ``degree_max``.
+    tail_items
+        How many of the ``n_items`` form the rare tail (``0 <= tail_items < n_items``); the
+        other ``n_items - tail_items`` are the Zipf head.
+    tail_share
+        In ``[0, 1]``: the fraction of tail items among the items of a person of degree
+        ``degree_max``.  ``0`` (the default) gives the plain Zipf model.
+    tail_exponent
+        ``γ >= 0``: a person of degree ``d`` has the tail fraction
+        ``tail_share·(d/degree_max)**γ``, so heavier persons hold more rare items.
 
     Returns
     -------
@@ -92,7 +118,9 @@ def synthetic(
     ------
     InvalidParameterError
         On non-positive sizes, ``degree_median`` outside ``[1, degree_max]``,
-        ``degree_max > n_items`` or a negative exponent.
+        ``degree_max > n_items``, a negative exponent, ``tail_items`` outside
+        ``[0, n_items)``, ``tail_share`` outside ``[0, 1]`` or ``tail_share > 0`` without
+        tail items.
 
     Notes
     -----
@@ -101,17 +129,39 @@ def synthetic(
     the largest of ``n`` draws lands near it), or, with ``degree_mean``, makes the mean
     ``median·exp(σ²/2)`` equal ``degree_mean``.  The person with the largest draw then gets
     exactly ``degree_max``.
-    Each person's items are a Zipf sample *without* replacement (successive sampling): draws are
-    repeated for duplicates until the person has its degree, all vectorised over persons.
-    Popularity ranks are mapped to item labels by a seeded random permutation, so the label
-    order – the fixed item order the greedy algorithm uses – is unrelated to popularity, as in
-    real data.
+
+    *Rarity follows activity.*  A person of degree ``d`` takes ``t ~ Binomial(d, φ(d))`` of its
+    items from the tail, ``φ(d) = tail_share·(d/degree_max)**tail_exponent``, uniformly and
+    without repetition, and the other ``d - t`` from the head (``t`` is clipped so both parts
+    fit).  With ``γ = 1`` the expected number of rare items grows like ``d²``: a tail item is
+    usually held by a single heavy person (or a few), as rare words in text are typed mostly by
+    prolific writers.  Such items make DC(D;ℓ) – the most distinct items when each person
+    contributes at most ℓ – climb slowly towards DC(D), since a heavy person with ``t``
+    exclusive items needs ``ℓ >= t`` to contribute them all, and they are what sampling ℓ items
+    per person misses.  Without a tail, once the draws cover the whole universe (as at the
+    Reddit preset's size), every item has many holders and DC(D;1) = DC(D).
+
+    Each person's head items are a Zipf sample *without* replacement (successive sampling):
+    draws are repeated for duplicates until the person has its count, all vectorised over
+    persons; the tail items likewise.  Popularity ranks (the tail after the head) are mapped to
+    item labels by a seeded random permutation, so the label order – the fixed item order the
+    greedy algorithm uses – is unrelated to popularity or rarity, as in real data.  With
+    ``tail_items=0`` (the default) the random draws are exactly those of the plain Zipf model.
 
     Examples
     --------
     >>> g = synthetic(1000, 500, degree_median=5, degree_max=60, zipf_exponent=1.1, seed=7)
     >>> float(np.median(g.degrees())), int(g.degrees().max())
     (5.0, 60)
+
+    With a tail, the items that only one person holds belong to heavy persons:
+
+    >>> g = synthetic(5000, 3000, degree_median=5, degree_max=300, zipf_exponent=1.0,
+    ...               tail_items=2000, tail_share=0.2, seed=1)
+    >>> holder = np.repeat(g.degrees(), np.diff(g.indptr))  # the degree of each pair's person
+    >>> alone = g.item_degrees()[g.indices] == 1  # pairs whose item has no other holder
+    >>> float(g.degrees().mean()), float(np.median(holder[alone]))
+    (9.7846, 89.0)
     """
     n_persons = check_positive_int(n_persons, "n_persons")
     n_items = check_positive_int(n_items, "n_items", maximum=2**31 - 1)
@@ -126,11 +176,18 @@ def synthetic(
         raise InvalidParameterError(
             f"degree_mean must lie in (degree_median, degree_max), got {degree_mean!r}"
         )
+    tail_items, tail_share, tail_exponent = _check_tail(
+        n_items, tail_items, tail_share, tail_exponent
+    )
     rng = _rng(seed)
     sigma = _spread(n_persons, float(degree_median), degree_max, degree_mean)
     degrees = _degrees(rng, n_persons, float(degree_median), degree_max, sigma)
-    cdf = _zipf_cdf(n_items, float(zipf_exponent))
-    persons, ranks = _distinct_draws(rng, degrees, cdf)
+    head_cdf = _zipf_cdf(n_items - tail_items, float(zipf_exponent))
+    if tail_items == 0:  # the plain Zipf model: same draws, same graph as without a tail
+        persons, ranks = _distinct_draws(rng, degrees, head_cdf)
+    else:
+        fraction = _tail_fraction(degrees, degree_max, tail_share, tail_exponent)
+        persons, ranks = _head_and_tail_draws(rng, degrees, fraction, head_cdf, tail_items)
     labels_of_rank = rng.permutation(n_items)
     return PersonItemGraph._from_codes(
         persons,
@@ -143,27 +200,36 @@ def synthetic(
 def reddit_like(scale: float = 1.0, seed: int | np.random.Generator = 0) -> PersonItemGraph:
     """Synthetic data the size and shape of the Reddit data set (Gopi et al., 2020).
 
-    At ``scale=1``: 223,388 persons, about 7.1M distinct person–item pairs and 103k distinct
-    items, median degree 18, maximum degree 1,700.  ``scale`` multiplies the number of persons
-    (the item universe stays, so a smaller scale shows fewer distinct items).
+    At ``scale=1``: 223,388 persons, about 7.1M distinct person–item pairs and 102.8k distinct
+    items, median degree 18, maximum degree 1,724 (Knop & Steinke, Table 3).  About 18k items
+    are rare ones held mostly by a single heavy person (see :func:`synthetic`), so as in the
+    real data DC(D;1) lies some 6% below DC(D), DC(D;ℓ) comes within 0.3–0.5% of DC(D) only
+    around ℓ ≈ 15–25, and keeping 96 random items per person loses about 7% of the items.
+    ``scale`` multiplies the number of persons (the item universe stays, so a smaller scale
+    shows fewer distinct items, and many head items are then rare too: the curve shape above
+    holds at full scale).
 
     Examples
     --------
     >>> g = reddit_like(scale=0.001)
     >>> g.n_persons, int(g.degrees().max())
-    (223, 1700)
+    (223, 1724)
     """
     return synthetic(**_scaled(_REDDIT, scale), seed=seed)  # type: ignore[arg-type]
 
 
 def fashion_like(scale: float = 1.0, seed: int | np.random.Generator = 0) -> PersonItemGraph:
-    """Synthetic data the size of the fashion data set: 404 persons, ~8.5k pairs, ~1.45k items.
+    """Synthetic data the size and shape of the Amazon Fashion data set (Ni et al., 2019).
+
+    404 persons, ~8.5k pairs, ~1.45k items, median degree 14, maximum 139 (Knop & Steinke,
+    Table 3).  Most items are rare and held by one or two of the heavier persons, so as in the
+    paper's Table 4 DC(D;ℓ) is ~9% below DC(D) at ℓ = 9 and ~1.5% below at ℓ = 17.
 
     Examples
     --------
     >>> g = fashion_like()
-    >>> g.n_persons
-    404
+    >>> g.n_persons, int(g.degrees().max())
+    (404, 139)
     """
     return synthetic(**_scaled(_FASHION, scale), seed=seed)  # type: ignore[arg-type]
 
@@ -210,6 +276,106 @@ def _zipf_cdf(n_items: int, exponent: float) -> np.ndarray:
     return cdf / cdf[-1]
 
 
+def _check_tail(
+    n_items: int, tail_items: object, tail_share: object, tail_exponent: object
+) -> tuple[int, float, float]:
+    """Validated ``(tail_items, tail_share, tail_exponent)`` (see :func:`synthetic`)."""
+    if isinstance(tail_items, bool) or not isinstance(tail_items, int | np.integer):
+        raise InvalidParameterError(f"tail_items must be an integer, got {tail_items!r}")
+    if not 0 <= tail_items < n_items:
+        raise InvalidParameterError(
+            f"tail_items must lie in [0, n_items={n_items}), got {tail_items!r}"
+        )
+    share = _finite(tail_share, "tail_share")
+    if not 0 <= share <= 1:
+        raise InvalidParameterError(f"tail_share must lie in [0, 1], got {tail_share!r}")
+    if share > 0 and tail_items == 0:
+        raise InvalidParameterError("tail_share > 0 needs tail_items > 0")
+    exponent = _finite(tail_exponent, "tail_exponent")
+    if exponent < 0:
+        raise InvalidParameterError(f"tail_exponent must be >= 0, got {tail_exponent!r}")
+    return int(tail_items), share, exponent
+
+
+def _finite(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise InvalidParameterError(f"{name} must be a real number, got {value!r}")
+    if not math.isfinite(value):
+        raise InvalidParameterError(f"{name} must be finite, got {value!r}")
+    return float(value)
+
+
+def _tail_fraction(
+    degrees: np.ndarray, degree_max: int, share: float, exponent: float
+) -> np.ndarray:
+    """Each person's expected fraction of tail items: ``share·(d/degree_max)**exponent``.
+
+    Examples
+    --------
+    >>> _tail_fraction(np.array([1, 10, 100]), 100, 0.2, 1.0).tolist()
+    [0.002, 0.02, 0.2]
+    """
+    return share * (degrees / degree_max) ** exponent
+
+
+def _tail_counts(
+    rng: np.random.Generator,
+    degrees: np.ndarray,
+    fraction: np.ndarray,
+    n_head: int,
+    n_tail: int,
+) -> np.ndarray:
+    """Number of tail items of each person: ``Binomial(d, fraction)``, clipped to what fits.
+
+    A person takes at most ``n_tail`` tail items and at most ``n_head`` head items, so its
+    count lies in ``[max(0, d - n_head), min(d, n_tail)]``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> _tail_counts(rng, np.array([5, 5, 9]), np.array([0.0, 1.0, 0.0]), 6, 3).tolist()
+    [0, 3, 3]
+    """
+    counts = rng.binomial(degrees, fraction)
+    return np.clip(counts, np.maximum(degrees - n_head, 0), np.minimum(degrees, n_tail))
+
+
+def _head_and_tail_draws(
+    rng: np.random.Generator,
+    degrees: np.ndarray,
+    fraction: np.ndarray,
+    head_cdf: np.ndarray,
+    n_tail: int,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Person ids and item ranks: distinct Zipf head ranks plus distinct uniform tail ranks.
+
+    Tail ranks follow the ``head_cdf.size`` head ranks.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> persons, ranks = _head_and_tail_draws(
+    ...     rng, np.array([3, 4]), np.array([0.0, 1.0]), _zipf_cdf(5, 1.0), 10)
+    >>> persons.tolist()
+    [0, 0, 0, 1, 1, 1, 1]
+    >>> bool(np.all(ranks[:3] < 5)), bool(np.all(ranks[3:] >= 5))  # head, then tail ranks
+    (True, True)
+    """
+    n_head = head_cdf.size
+    tail_counts = _tail_counts(rng, degrees, fraction, n_head, n_tail)
+    head_persons, head_ranks = _distinct_draws(rng, degrees - tail_counts, head_cdf)
+    tail_persons, tail_ranks = _distinct_draws(rng, tail_counts, _uniform_cdf(n_tail))
+    return (
+        np.concatenate([head_persons, tail_persons]),
+        np.concatenate([head_ranks, n_head + tail_ranks]),
+    )
+
+
+def _uniform_cdf(n_items: int) -> np.ndarray:
+    """The cumulative distribution of the uniform law on ``n_items`` ranks."""
+    return np.arange(1, n_items + 1, dtype=np.float64) / n_items
+
+
 def _distinct_draws(
     rng: np.random.Generator, degrees: np.ndarray, cdf: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -243,7 +409,7 @@ def _distinct_draws(
         pending = pending[~done]
     if np.any(need):
         finished.append(_fill_uniform(rng, pending, need, n_items))
-    keys = np.concatenate(finished)
+    keys = np.concatenate(finished) if finished else np.empty(0, dtype=np.int64)
     return keys // n_items, keys % n_items
 
 
