@@ -14,7 +14,9 @@ random hash without collisions, and under a uniform permutation, the order restr
 other users is uniform and the added person's position is uniform and independent of it, so the
 two choices give the same output distribution on every dataset.  The permutation needs no label
 encoding (labels may be any orderable type) and costs O(n).  Like the hash key, it is secret:
-it is never part of the result.
+it is never part of the result.  The paper's keyed hash is available too
+(:func:`keyed_hash_order`, ``user_order="keyed_hash"``): it is what a distributed job needs,
+since each person's position key is computed from their own label alone.
 
 Examples
 --------
@@ -25,6 +27,7 @@ Examples
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -153,6 +156,33 @@ def remove_items(sets: CappedSets, removed: np.ndarray) -> CappedSets:
     indptr = np.zeros_like(sets.indptr)
     np.cumsum(np.bincount(sets.person_of_pair()[keep], minlength=sets.n_persons), out=indptr[1:])
     return CappedSets(indptr, sets.indices[keep], sets.n_items)
+
+
+def keyed_hash_order(person_labels: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Gopi's Algorithm 2 order: persons sorted by a secret keyed hash of their label.
+
+    The hash is keyed BLAKE2b (a pseudorandom function) with a fresh 256-bit key from ``rng``, of
+    the label's type name and ``repr``.  Each person's position key depends only on their own
+    label and the key, so a distributed job can compute it per person, and adding or removing
+    a person never reorders the others.
+
+    Examples
+    --------
+    >>> labels = np.array(["ann", "bob", "cy"])
+    >>> order = keyed_hash_order(labels, np.random.default_rng(0))
+    >>> sorted(order.tolist())
+    [0, 1, 2]
+    >>> bigger = keyed_hash_order(np.array(["ann", "bob", "cy", "dee"]), np.random.default_rng(0))
+    >>> [int(i) for i in bigger if i != 3] == order.tolist()
+    True
+    """
+    key = rng.bytes(32)
+    digests = b"".join(
+        hashlib.blake2b(f"{type(x).__name__}:{x!r}".encode(), key=key, digest_size=8).digest()
+        for x in np.asarray(person_labels).tolist()
+    )
+    hashes = np.frombuffer(digests, dtype=np.uint64)
+    return np.argsort(hashes, kind="stable").astype(np.int64)
 
 
 def random_order(n_persons: int, rng: np.random.Generator) -> np.ndarray:

@@ -28,10 +28,11 @@ import numpy as np
 from numba import njit
 
 from dpcount.graph import PersonItemGraph
+from dpcount.validation import check_choice
 from mechanisms._rng import RNGLike
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
-from mechanisms.set_union._bounding import CappedSets, random_order
+from mechanisms.set_union._bounding import CappedSets, keyed_hash_order, random_order
 from mechanisms.set_union._release import (
     Streams,
     build_result,
@@ -153,16 +154,33 @@ def l2_descent_weights(sets: CappedSets, order: np.ndarray, cutoff: float) -> np
     return _l2_descent(sets.indptr, sets.indices, order, float(cutoff), sets.n_items)
 
 
+USER_ORDERS = ("permutation", "keyed_hash")
+
+
 def _ordered(
     kernel: Callable[[np.ndarray, np.ndarray, np.ndarray, float, int], np.ndarray],
-) -> Callable[[CappedSets, Streams, float], np.ndarray]:
-    """A weighting that draws the secret user order from its own stream."""
+) -> Callable[[CappedSets, Streams, float, np.ndarray | None], np.ndarray]:
+    """A weighting that draws the secret user order from its own stream.
 
-    def weigh(sets: CappedSets, rngs: Streams, cutoff: float) -> np.ndarray:
-        order = random_order(sets.n_persons, rngs.order)
+    With ``person_labels`` the order is Gopi's keyed hash of the labels, else a uniform
+    permutation (see ``_bounding``).
+    """
+
+    def weigh(
+        sets: CappedSets, rngs: Streams, cutoff: float, person_labels: np.ndarray | None
+    ) -> np.ndarray:
+        if person_labels is None:
+            order = random_order(sets.n_persons, rngs.order)
+        else:
+            order = keyed_hash_order(person_labels, rngs.order)
         return kernel(sets.indptr, sets.indices, order, cutoff, sets.n_items)
 
     return weigh
+
+
+def _labels_for_order(graph: PersonItemGraph, user_order: str) -> np.ndarray | None:
+    check_choice(user_order, "user_order", USER_ORDERS)
+    return graph.person_labels if user_order == "keyed_hash" else None
 
 
 _l1_weigh = _ordered(_l1_descent)
@@ -176,6 +194,7 @@ def policy_laplace(
     max_items: int = 100,
     *,
     alpha: float = 5.0,
+    user_order: str = "permutation",
     rng: RNGLike = None,
     return_weights: bool = False,
 ) -> SetUnionResult:
@@ -191,6 +210,9 @@ def policy_laplace(
         Δ0: persons with more items contribute a uniformly random Δ0 of them.
     alpha
         Cutoff offset: Γ = ρ + α·b (the paper finds α ∈ [2, 6] best and uses 5).
+    user_order
+        The secret order users are processed in: ``"permutation"`` (uniform, default) or
+        ``"keyed_hash"`` (Gopi Alg. 2: keyed BLAKE2b of each label); same output distribution.
     rng
         Randomness; child streams for the secret user order, the sampling and the noise.
     return_weights
@@ -224,11 +246,12 @@ def policy_laplace(
     scale = 1.0 / eps
     rho = thresholds.laplace_threshold(scale, dlt, delta0)
     cutoff = rho + a * scale  # Gopi Alg. 4: Γ = ρ_Lap + α·λ
+    labels = _labels_for_order(graph, user_order)
     released, weights = single_round(
         graph,
         delta0,
         rng,
-        lambda sets, rngs: _l1_weigh(sets, rngs, cutoff),
+        lambda sets, rngs: _l1_weigh(sets, rngs, cutoff, labels),
         "laplace",
         scale,
         rho,
@@ -244,7 +267,7 @@ def policy_laplace(
         scale=scale,
         threshold=rho,
         cutoff=cutoff,
-        parameters={"alpha": a},
+        parameters={"alpha": a, "user_order": user_order},
         privacy_loss=PrivacyLoss(eps, dlt, "Policy Laplace set union (Gopi et al. 2020, Thm 4.1)"),
         weights=weights if return_weights else None,
     )
@@ -257,6 +280,7 @@ def policy_gaussian(
     max_items: int = 100,
     *,
     alpha: float = 5.0,
+    user_order: str = "permutation",
     rng: RNGLike = None,
     return_weights: bool = False,
 ) -> SetUnionResult:
@@ -284,11 +308,12 @@ def policy_gaussian(
     sigma = thresholds.gaussian_sigma(eps, dlt / 2)
     rho = thresholds.gaussian_threshold(sigma, dlt, delta0)
     cutoff = rho + a * sigma
+    labels = _labels_for_order(graph, user_order)
     released, weights = single_round(
         graph,
         delta0,
         rng,
-        lambda sets, rngs: _l2_weigh(sets, rngs, cutoff),
+        lambda sets, rngs: _l2_weigh(sets, rngs, cutoff, labels),
         "gaussian",
         sigma,
         rho,
@@ -304,7 +329,7 @@ def policy_gaussian(
         scale=sigma,
         threshold=rho,
         cutoff=cutoff,
-        parameters={"alpha": a},
+        parameters={"alpha": a, "user_order": user_order},
         privacy_loss=PrivacyLoss(eps, dlt, "Policy Gaussian set union (Gopi et al. 2020, Thm 5.1)"),
         weights=weights if return_weights else None,
     )

@@ -11,6 +11,7 @@ from scipy.stats import chisquare
 from mechanisms.set_union._bounding import (
     CappedSets,
     cap_contributions,
+    keyed_hash_order,
     random_order,
     remove_items,
 )
@@ -67,3 +68,30 @@ def test_remove_items_and_order() -> None:
     order = random_order(1000, np.random.default_rng(3))
     assert sorted(order.tolist()) == list(range(1000)) and order.dtype == np.int64
     assert random_order(0, np.random.default_rng(3)).size == 0
+
+
+def test_keyed_hash_order_is_uniform_over_permutations():
+    # 4 labels, 12,000 keys: each of the 24 orders has probability 1/24 if the keyed hash
+    # behaves as a random function.  False-failure rate 1e-4 (chi-square, 23 dof).
+    from itertools import permutations
+
+    from scipy import stats
+
+    labels = np.array(["a", "b", "c", "d"])
+    rng = np.random.default_rng(11)
+    index = {p: k for k, p in enumerate(permutations(range(4)))}
+    counts = np.zeros(24)
+    for _ in range(12_000):
+        counts[index[tuple(keyed_hash_order(labels, rng).tolist())]] += 1
+    assert stats.chisquare(counts).pvalue > 1e-4
+    # Power: a hash that ignores the key gives one fixed order every time.
+    fixed = np.zeros(24)
+    fixed[0] = 12_000
+    assert stats.chisquare(fixed).pvalue < 1e-4
+
+
+def test_keyed_hash_order_keeps_others_in_place_when_a_person_is_added():
+    labels = np.array([f"user{k:03d}" for k in range(50)])
+    order = keyed_hash_order(labels, np.random.default_rng(5))
+    bigger = keyed_hash_order(np.append(labels, "zzz-new"), np.random.default_rng(5))
+    assert [i for i in bigger.tolist() if i != 50] == order.tolist()

@@ -215,3 +215,17 @@ def test_no_unsafe_noise_warning(zipf_graph) -> None:
         warnings.simplefilter("error")
         for f in MECHANISMS.values():
             f(zipf_graph, 1.0, 1e-6, 5, rng=0)
+
+
+@pytest.mark.parametrize("mechanism", ["policy_laplace", "policy_gaussian"])
+def test_policies_accept_the_papers_keyed_hash_order(mechanism):
+    mechanism = getattr(su, mechanism)
+    sets = {f"u{k:03d}": {"a", "b", f"x{k % 7}"} for k in range(300)}
+    graph = PersonItemGraph.from_sets(sets)
+    first = mechanism(graph, 1.0, 1e-6, max_items=3, user_order="keyed_hash", rng=4)
+    again = mechanism(graph, 1.0, 1e-6, max_items=3, user_order="keyed_hash", rng=4)
+    assert first.items.tolist() == again.items.tolist()
+    assert {"a", "b"} <= set(first.items.tolist())
+    assert first.parameters["user_order"] == "keyed_hash"
+    with pytest.raises(InvalidParameterError, match="user_order"):
+        mechanism(graph, 1.0, 1e-6, user_order="by-frequency")
