@@ -390,7 +390,10 @@ class PersonItemGraph:
 
     @classmethod
     def _from_label_arrays(
-        cls, person_values: np.ndarray, n_paired: int, item_values: np.ndarray,
+        cls,
+        person_values: np.ndarray,
+        n_paired: int,
+        item_values: np.ndarray,
         counts: np.ndarray | None,
     ) -> PersonItemGraph:
         """Encode labels and build CSR; ``person_values[n_paired:]`` are persons without items."""

@@ -214,9 +214,7 @@ def float_gaussian(sigma: float, rng: RNGLike = None, size: int | tuple[int, ...
     return as_generator(rng).normal(0.0, _check_scale(sigma), size)
 
 
-def float_exponential(
-    scale: float, rng: RNGLike = None, size: int | tuple[int, ...] | None = None
-):
+def float_exponential(scale: float, rng: RNGLike = None, size: int | tuple[int, ...] | None = None):
     """Exponential noise with mean ``scale`` (report-noisy-max form of permute-and-flip)."""
     return as_generator(rng).exponential(_check_scale(scale), size)
 
