@@ -140,3 +140,39 @@ def single_round(
     sets = cap_contributions(CappedSets.from_graph(graph), max_items, rngs.sampling)
     weights = weigh(sets, rngs)
     return release(weights, sets, noise, scale, threshold, rngs.noise), weights
+
+
+def single_round_result(
+    graph: PersonItemGraph,
+    *,
+    mechanism: str,
+    epsilon: float,
+    delta: float,
+    max_items: int,
+    rng: RNGLike,
+    weigh: Callable[[CappedSets, Streams], np.ndarray],
+    noise: Noise,
+    scale: float,
+    threshold: float,
+    privacy_loss: PrivacyLoss,
+    cutoff: float | None = None,
+    parameters: Mapping[str, Any] | None = None,
+    return_weights: bool = False,
+) -> SetUnionResult:
+    """One weigh–noise–threshold round and its result: the body of every one-round mechanism."""
+    released, weights = single_round(graph, max_items, rng, weigh, noise, scale, threshold)
+    return build_result(
+        graph,
+        released,
+        mechanism=mechanism,
+        epsilon=epsilon,
+        delta=delta,
+        max_items=max_items,
+        noise=noise,
+        scale=scale,
+        threshold=threshold,
+        cutoff=cutoff,
+        parameters=parameters or {},
+        privacy_loss=privacy_loss,
+        weights=weights if return_weights else None,
+    )

@@ -34,10 +34,9 @@ from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
 from mechanisms.set_union._release import (
-    build_result,
     check_common,
     check_nonnegative,
-    single_round,
+    single_round_result,
 )
 from mechanisms.set_union.result import SetUnionResult
 
@@ -195,16 +194,14 @@ def max_adaptive_degree(
     sigma = thresholds.gaussian_sigma(eps, dlt / 2)
     rho = thresholds.gaussian_threshold(sigma, dlt, delta0)
     tau = rho + beta * sigma
-    released, weights = single_round(
-        graph, delta0, rng, lambda sets, _: mad_weights(sets, dm, tau), "gaussian", sigma, rho
-    )
-    return build_result(
+    return single_round_result(
         graph,
-        released,
         mechanism="max_adaptive_degree",
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
+        rng=rng,
+        weigh=lambda sets, _: mad_weights(sets, dm, tau),
         noise="gaussian",
         scale=sigma,
         threshold=rho,
@@ -213,5 +210,5 @@ def max_adaptive_degree(
         privacy_loss=PrivacyLoss(
             eps, dlt, "adaptive-weighting set union (MAD-style, dpcount derivation)"
         ),
-        weights=weights if return_weights else None,
+        return_weights=return_weights,
     )

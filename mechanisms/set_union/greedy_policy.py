@@ -38,10 +38,9 @@ from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, random_order
 from mechanisms.set_union._release import (
     Streams,
-    build_result,
     check_common,
     check_nonnegative,
-    single_round,
+    single_round_result,
 )
 from mechanisms.set_union.result import SetUnionResult
 
@@ -157,19 +156,19 @@ def greedy_policy(
         order = random_order(sets.n_persons, rngs.order)
         return _greedy(sets.indptr, sets.indices, order, cutoff, sets.n_items)
 
-    released, weights = single_round(graph, delta0, rng, weigh, "laplace", scale, rho)
-    return build_result(
+    return single_round_result(
         graph,
-        released,
         mechanism="greedy_policy",
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
+        rng=rng,
+        weigh=weigh,
         noise="laplace",
         scale=scale,
         threshold=rho,
         cutoff=cutoff,
         parameters={"alpha": a},
         privacy_loss=PrivacyLoss.non_private("greedy policy, unbounded sensitivity (Gopi App. C)"),
-        weights=weights if return_weights else None,
+        return_weights=return_weights,
     )

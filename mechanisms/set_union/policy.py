@@ -35,10 +35,9 @@ from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, keyed_hash_order, random_order
 from mechanisms.set_union._release import (
     Streams,
-    build_result,
     check_common,
     check_nonnegative,
-    single_round,
+    single_round_result,
 )
 from mechanisms.set_union.result import SetUnionResult
 
@@ -247,29 +246,21 @@ def policy_laplace(
     rho = thresholds.laplace_threshold(scale, dlt, delta0)
     cutoff = rho + a * scale  # Gopi Alg. 4: Γ = ρ_Lap + α·λ
     labels = _labels_for_order(graph, user_order)
-    released, weights = single_round(
+    return single_round_result(
         graph,
-        delta0,
-        rng,
-        lambda sets, rngs: _l1_weigh(sets, rngs, cutoff, labels),
-        "laplace",
-        scale,
-        rho,
-    )
-    return build_result(
-        graph,
-        released,
         mechanism="policy_laplace",
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
+        rng=rng,
+        weigh=lambda sets, rngs: _l1_weigh(sets, rngs, cutoff, labels),
         noise="laplace",
         scale=scale,
         threshold=rho,
         cutoff=cutoff,
         parameters={"alpha": a, "user_order": user_order},
         privacy_loss=PrivacyLoss(eps, dlt, "Policy Laplace set union (Gopi et al. 2020, Thm 4.1)"),
-        weights=weights if return_weights else None,
+        return_weights=return_weights,
     )
 
 
@@ -309,27 +300,19 @@ def policy_gaussian(
     rho = thresholds.gaussian_threshold(sigma, dlt, delta0)
     cutoff = rho + a * sigma
     labels = _labels_for_order(graph, user_order)
-    released, weights = single_round(
+    return single_round_result(
         graph,
-        delta0,
-        rng,
-        lambda sets, rngs: _l2_weigh(sets, rngs, cutoff, labels),
-        "gaussian",
-        sigma,
-        rho,
-    )
-    return build_result(
-        graph,
-        released,
         mechanism="policy_gaussian",
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
+        rng=rng,
+        weigh=lambda sets, rngs: _l2_weigh(sets, rngs, cutoff, labels),
         noise="gaussian",
         scale=sigma,
         threshold=rho,
         cutoff=cutoff,
         parameters={"alpha": a, "user_order": user_order},
         privacy_loss=PrivacyLoss(eps, dlt, "Policy Gaussian set union (Gopi et al. 2020, Thm 5.1)"),
-        weights=weights if return_weights else None,
+        return_weights=return_weights,
     )

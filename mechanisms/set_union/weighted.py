@@ -29,7 +29,7 @@ from mechanisms._rng import RNGLike
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
-from mechanisms.set_union._release import build_result, check_common, single_round
+from mechanisms.set_union._release import check_common, single_round_result
 from mechanisms.set_union.result import SetUnionResult
 
 __all__ = [
@@ -128,23 +128,19 @@ def count_laplace(
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     scale = delta0 / eps
     rho = thresholds.laplace_threshold(scale, dlt, delta0, novel_weight="unit")
-    released, weights = single_round(
-        graph, delta0, rng, lambda sets, _: count_weights(sets), "laplace", scale, rho
-    )
-    return build_result(
+    return single_round_result(
         graph,
-        released,
         mechanism="count_laplace",
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
+        rng=rng,
+        weigh=lambda sets, _: count_weights(sets),
         noise="laplace",
         scale=scale,
         threshold=rho,
-        cutoff=None,
-        parameters={},
         privacy_loss=PrivacyLoss(eps, dlt, "count Laplace set union (Gopi et al. 2020, A.1)"),
-        weights=weights if return_weights else None,
+        return_weights=return_weights,
     )
 
 
@@ -179,23 +175,19 @@ def count_gaussian(
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     sigma = thresholds.gaussian_sigma(eps, dlt / 2, sensitivity=math.sqrt(delta0))
     rho = thresholds.gaussian_threshold(sigma, dlt, delta0, novel_weight="unit")
-    released, weights = single_round(
-        graph, delta0, rng, lambda sets, _: count_weights(sets), "gaussian", sigma, rho
-    )
-    return build_result(
+    return single_round_result(
         graph,
-        released,
         mechanism="count_gaussian",
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
+        rng=rng,
+        weigh=lambda sets, _: count_weights(sets),
         noise="gaussian",
         scale=sigma,
         threshold=rho,
-        cutoff=None,
-        parameters={},
         privacy_loss=PrivacyLoss(eps, dlt, "count Gaussian set union (Gopi et al. 2020, A.2)"),
-        weights=weights if return_weights else None,
+        return_weights=return_weights,
     )
 
 
@@ -229,23 +221,19 @@ def weighted_laplace(
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     scale = 1.0 / eps
     rho = thresholds.laplace_threshold(scale, dlt, delta0)
-    released, weights = single_round(
-        graph, delta0, rng, lambda sets, _: basic_weights(sets, 1), "laplace", scale, rho
-    )
-    return build_result(
+    return single_round_result(
         graph,
-        released,
         mechanism="weighted_laplace",
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
+        rng=rng,
+        weigh=lambda sets, _: basic_weights(sets, 1),
         noise="laplace",
         scale=scale,
         threshold=rho,
-        cutoff=None,
-        parameters={},
         privacy_loss=PrivacyLoss(eps, dlt, "weighted Laplace set union (Gopi et al. 2020, B.1)"),
-        weights=weights if return_weights else None,
+        return_weights=return_weights,
     )
 
 
@@ -281,21 +269,17 @@ def weighted_gaussian(
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     sigma = thresholds.gaussian_sigma(eps, dlt / 2)
     rho = thresholds.gaussian_threshold(sigma, dlt, delta0)
-    released, weights = single_round(
-        graph, delta0, rng, lambda sets, _: basic_weights(sets, 2), "gaussian", sigma, rho
-    )
-    return build_result(
+    return single_round_result(
         graph,
-        released,
         mechanism="weighted_gaussian",
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
+        rng=rng,
+        weigh=lambda sets, _: basic_weights(sets, 2),
         noise="gaussian",
         scale=sigma,
         threshold=rho,
-        cutoff=None,
-        parameters={},
         privacy_loss=PrivacyLoss(eps, dlt, "weighted Gaussian set union (Gopi et al. 2020, B.2)"),
-        weights=weights if return_weights else None,
+        return_weights=return_weights,
     )
