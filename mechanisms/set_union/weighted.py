@@ -96,7 +96,7 @@ def count_laplace(
     max_items
         Δ0: persons with more items contribute a uniformly random Δ0 of them.
     rng
-        Randomness (CONVENTIONS.md); child streams for sampling and noise.
+        Randomness (docs/concepts.md); child streams for sampling and noise.
     return_weights
         Also return the pre-noise counts (**not private**, for research).
 
@@ -164,7 +164,7 @@ def count_gaussian(
     max_items
         Δ0: persons with more items contribute a uniformly random Δ0 of them.
     rng
-        Randomness (CONVENTIONS.md); child streams for sampling and noise.
+        Randomness (docs/concepts.md); child streams for sampling and noise.
     return_weights
         Also return the pre-noise counts (**not private**, for research).
 
@@ -226,7 +226,7 @@ def weighted_laplace(
     max_items
         Δ0: persons with more items contribute a uniformly random Δ0 of them.
     rng
-        Randomness (CONVENTIONS.md); child streams for sampling and noise.
+        Randomness (docs/concepts.md); child streams for sampling and noise.
     return_weights
         Also return the pre-noise weights (**not private**, for research).
 
@@ -287,7 +287,7 @@ def weighted_gaussian(
     max_items
         Δ0: persons with more items contribute a uniformly random Δ0 of them.
     rng
-        Randomness (CONVENTIONS.md); child streams for sampling and noise.
+        Randomness (docs/concepts.md); child streams for sampling and noise.
     return_weights
         Also return the pre-noise weights (**not private**, for research).
 
