@@ -236,7 +236,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"W = {max(1, n // 1000)}.  KL(p ‖ θ) after mixing θ with 10⁻³ uniform.",
             "**Guarantees differ**: only *Laplace* is worst-case ε-DP.  Both Bayesian rows and "
             "*Laplace + public* calibrate noise to data-dependent (local) sensitivities: their "
-            "ε is nominal (ALGORITHMS.md §7).",
+            "ε is nominal (docs/algorithms.md §7).",
             markdown_table(header, rows),
             "## Mean run time per release",
             markdown_table(["mechanism", "milliseconds"], time_rows),

@@ -174,7 +174,7 @@ def report(config: Config, timings: Sequence[Timing], facts: dict[float, Any]) -
         "*Read pass* = one linear pass over the pairs that counts the distinct items "
         "(`np.count_nonzero(np.bincount(indices, minlength=n_items))`); every time is also "
         "given as a multiple of it.  Curves of the methods stop once they are flat and at "
-        "ℓ = max degree (ALGORITHMS.md §1); *flow per ℓ (reference)* solves all ℓ_max values "
+        "ℓ = max degree (docs/algorithms.md §1); *flow per ℓ (reference)* solves all ℓ_max values "
         "cold, as Knop & Steinke's public code does.",
         "",
     ]

@@ -8,7 +8,7 @@ the middle 60 %.  Results go to ``benchmarks/results/tpch_table2.md`` next to th
 numbers.
 
 Parameters (each as in the paper's experiment; Knop & Steinke's public TPC-H script [ref] and
-ALGORITHMS.md §4–5):
+docs/algorithms.md §4–5):
 
 * ε = 1 and β = 0.1 for every mechanism (the script passes 0.1 to all of them).
 * DPDistinctCount / DPApproxDistinctCount: candidates ℓ = 1..ℓ_max with ℓ_max = 10⁷ − 1 for the
@@ -170,7 +170,7 @@ def run_shifted_inverse(
 def full_curve(graph: PersonItemGraph, ell_max: int, method: str) -> np.ndarray:
     """DC(D;ℓ), ℓ = 1..ℓ_max, solving only up to the largest degree.
 
-    Exact and greedy curves are flat from the largest degree on (ALGORITHMS.md §1–2), so
+    Exact and greedy curves are flat from the largest degree on (docs/algorithms.md §1–2), so
     padding with the last value gives the same array as ``matching.dc_curve(graph, ℓ_max)``.
     """
     length = max(1, min(ell_max, int(graph.degrees().max(initial=0))))
@@ -398,7 +398,7 @@ Explanations of the differences.
 * **Shifted inverse.** Within 0.3 percentage points of the published values on all four
   queries, with a systematic residual of about one grid step: we round inverse values *down* to
   the grid (points 10^0.001, i.e. 0.23 % apart), so the best grid point never exceeds DC(D); the
-  reference codes round *up* (ALGORITHMS.md §5).  The error itself is DC(D) − f̌_τ of the LP
+  reference codes round *up* (docs/algorithms.md §5).  The error itself is DC(D) − f̌_τ of the LP
   inverse (τ = 23 or 22).  On PS.AQ and O.OD the LP envelope is the straight line from (0, 0) to
   (n persons, DC(D)), so LP_j = j·DC(D)/n and the error is τ/n: 23/393 = 5.9 % and
   22/3,984 = 0.55 % (+ up to a grid step).  On L.EP each supplier holds ≈ 530 prices that no
@@ -408,7 +408,7 @@ Explanations of the differences.
   customer queries ours is about twice the published error because Knop & Steinke's public
   script subtracts only (ℓ̂/ε)·ln(1/(2β)) after adding Lap(2ℓ̂/ε) — half the shift of Algorithm 1
   line 14, so its lower bound fails with probability √(β/2) ≈ 0.22 instead of β = 0.1
-  (ALGORITHMS.md §3); dpcount subtracts the full discrete shift (3 items at ℓ̂ = 1, against 1.6).
+  (algorithms.md §3); dpcount subtracts the full discrete shift (3 items at ℓ̂ = 1, against 1.6).
   There DC(D;1) = DC(D), so the shift is most of the error: ≈ 3.8 dates (ours) against ≈ 1.9
   (published) on O.OD.  The published 0.0001 on L.RD (0.25 dates) is below what any release
   with Laplace noise of scale 2ℓ̂/ε ≥ 2 reaches in this trimmed mean (the middle 60 % of |Lap(2)|

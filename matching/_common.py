@@ -29,7 +29,7 @@ __all__ = [
     "source_capacities",
 ]
 
-# Capacities go to SciPy as int32; larger values wrap silently there (ALGORITHMS.md §1 pitfall),
+# Capacities go to SciPy as int32; larger values wrap silently there (algorithms.md §1 pitfall),
 # so every method rejects them alike.  No person holds 2³¹ items, so nothing real is lost.
 MAX_ELL = 2**31 - 1
 
@@ -56,7 +56,7 @@ def effective_ell(graph: PersonItemGraph, ell: int) -> int:
 def fill_curve(prefix: Sequence[int] | np.ndarray, ell_max: int) -> np.ndarray:
     """Extend a computed prefix to length ``ell_max`` with its last value (the flat tail).
 
-    An exact curve is concave (ALGORITHMS.md §1), so once it stops rising it is flat; greedy and
+    An exact curve is concave (algorithms.md §1), so once it stops rising it is flat; greedy and
     sampling curves are flat once every person has run out of items.
     """
     out = np.empty(ell_max, dtype=np.int64)

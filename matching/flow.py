@@ -29,7 +29,7 @@ def flow_network(graph: PersonItemGraph, ell: int) -> scipy.sparse.csr_array:
 
     Node 0 is the source, ``1..n`` the persons, ``n+1..n+m`` the items and ``n+m+1`` the sink.
     Source capacities are min(ℓ, degree), built as int32 on purpose: SciPy wraps int64
-    capacities above 2³¹ − 1 silently (ALGORITHMS.md §1 pitfall).
+    capacities above 2³¹ − 1 silently (docs/algorithms.md §1 pitfall).
 
     Examples
     --------

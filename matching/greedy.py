@@ -3,7 +3,7 @@
 In round r = 1, 2, … every person (in id order) that still holds an item outside the chosen set
 S adds the *smallest-id* such item to S.  |S| after r rounds is the greedy value for ℓ = r, so a
 single pass of ℓ_max rounds gives the whole curve: the state after r rounds does not depend on
-ℓ_max (ALGORITHMS.md §2).  Cost O(|D| + n·ℓ_max): each person keeps a pointer into its sorted
+ℓ_max (docs/algorithms.md §2).  Cost O(|D| + n·ℓ_max): each person keeps a pointer into its sorted
 item list that only moves forward, because S only grows.
 
 The item order is the item id, i.e. the sorted item labels — a total order of the universe

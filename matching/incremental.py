@@ -1,4 +1,4 @@
-"""The exact DC(D;ℓ) curve by warm-started augmenting paths (ALGORITHMS.md §1).
+"""The exact DC(D;ℓ) curve by warm-started augmenting paths (docs/algorithms.md §1).
 
 A maximum flow for ℓ stays feasible for ℓ + 1 — only the source capacities grow — so the whole
 curve ℓ = 1..ℓ_max needs one sequence of augmentations instead of ℓ_max cold max-flow solves.
@@ -20,7 +20,7 @@ exhausted layering (step 3).  This is sound because augmenting along a path neve
 reach the sink again once it cannot (the edges out of that vertex's closed set stay saturated)
 and raising source capacities adds no edge it could use.  Dead persons are neither started from
 nor passed through.  The curve stops at the first ℓ where nothing augments — DC(D;ℓ) is concave
-in ℓ (ALGORITHMS.md §1), so it is flat from there on — when every item is used, and when no
+in ℓ (docs/algorithms.md §1), so it is flat from there on — when every item is used, and when no
 person can take another item.
 
 Examples

@@ -1,4 +1,4 @@
-"""The randomness policy of CONVENTIONS.md.
+"""The randomness policy of docs/concepts.md.
 
 ``rng=None`` draws a fresh seed from the operating system (:mod:`secrets`), an ``int`` seeds a
 reproducible generator, and a :class:`numpy.random.Generator` is used as given.  A mechanism that

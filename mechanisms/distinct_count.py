@@ -3,7 +3,7 @@
 The mechanism spends ε/2 to choose a contribution bound ℓ̂ ∈ {1, …, ℓ_max} with GEM on the
 utilities q_ℓ = DC(D;ℓ) − (2ℓ/ε)·ln(1/(2β)) (sensitivity ℓ), and ε/2 to release
 ν̂ = DC(D;ℓ̂) + Lap(2ℓ̂/ε) − shift, where the shift is the full (1 − β) quantile of the noise
-(Algorithm 1 lines 11–14; for exact discrete noise the discrete tail of ALGORITHMS.md §3).
+(Algorithm 1 lines 11–14; for exact discrete noise the discrete tail of docs/algorithms.md §3).
 ``counting`` picks how DC(D;ℓ) is computed: ``"matching"`` (exact, Algorithm 1), ``"greedy"``
 (Algorithm 2, linear time) or ``"sampling"`` (the baseline of §4.2, each person keeps ℓ random
 items).  All three have sensitivity ℓ, so all three are ε-DP.
@@ -340,7 +340,7 @@ def _check_curve(
 
 
 def _warn(noise: str, selection: str, where: str) -> None:
-    """The warnings of CONVENTIONS.md, pointing at the caller of the public function."""
+    """The warnings of docs/concepts.md, pointing at the caller of the public function."""
     if noise == "float":
         warn_unsafe(where, stacklevel=4)
     if selection not in PRIVATE_SELECTIONS:
@@ -495,7 +495,7 @@ def dp_distinct_count(
     (``"greedy"``).  With q_ℓ = DC(D;ℓ) − (2ℓ/ε)·ln(1/(2β)), Δ_ℓ = ℓ:
     ℓ̂ = GEM(q, Δ, ε/2, β) and ν̂ = DC(D;ℓ̂) + Lap(2ℓ̂/ε) − shift, the shift being the noise's full
     (1 − β) quantile: (2ℓ̂/ε)·ln(1/(2β)) for continuous noise (line 14), the smallest k with
-    P[Z > k] ≤ β for discrete noise (ALGORITHMS.md §3).
+    P[Z > k] ≤ β for discrete noise (docs/algorithms.md §3).
 
     **Privacy:** ε-DP under adding or removing one person with all their items: DC(D;ℓ), its
     greedy and its sampling approximation all have sensitivity ℓ (Lemma A.1; Thm 1.2; for

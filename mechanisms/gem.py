@@ -8,7 +8,7 @@ t = (2/ε)·ln(m/β) and a_i = q_i(D) − t·Δ_i it computes the normalized sco
 
 each of sensitivity 1, and samples î with P[î = i] ∝ exp(½·ε·s_i) (Algorithm 3 line 7).
 
-**Scores in O(m log m)** (Knop & Steinke, Appendix B; ALGORITHMS.md §3).  s_i is the largest λ
+**Scores in O(m log m)** (Knop & Steinke, Appendix B; docs/algorithms.md §3).  s_i is the largest λ
 with a_i − λΔ_i ≥ F(λ) := max_j (a_j + λΔ_j).  F is the upper envelope of the lines
 y = a_j + xΔ_j: convex, increasing, piecewise linear.  We build it once (sort by slope, drop
 lines that never attain the maximum), then for every i binary-search the piece of F where the
@@ -283,7 +283,7 @@ def gem(
         same ε-DP guarantee, never worse utility).  Both are sampled exactly
         (:mod:`mechanisms.selection`).
     rng
-        Randomness per CONVENTIONS.md.
+        Randomness per docs/concepts.md.
 
     Returns
     -------

@@ -6,14 +6,14 @@ For a graph D with ``DC(D)`` distinct items, the *inverse* at distance j is
 * exact: ``f̌_j = DC(D) − max_{|S| ≤ j} cov(S)``, where ``cov(S)`` counts the items **all** of whose
   holders are in S (removing S removes exactly those items).  NP-hard in general (it contains
   densest subgraph), so only for small graphs;
-* LP (Fang, Dong & Yi 2022, the polynomial "approximate" variant; ALGORITHMS.md §5):
+* LP (Fang, Dong & Yi 2022, the polynomial "approximate" variant; docs/algorithms.md §5):
   ``f̌_j = DC(D) − LP_j`` with ``LP_j = max Σ_v y_v`` s.t. ``y_v ≤ x_u`` for every pair (u, v),
   ``Σ_u x_u ≤ j``, ``0 ≤ x, y ≤ 1``.
 
 Direction.  LP_j relaxes the integer programme whose optimum is ``max_{|S| ≤ j} cov(S)``, so
 ``LP_j ≥`` that maximum and the **LP inverse is ≤ the exact inverse** (it removes more, hence it
 is a lower bound on what is left).  Both satisfy the property the privacy proof needs
-(ALGORITHMS.md §5): for D' = D minus one person p holding ``a`` items that nobody else holds,
+(docs/algorithms.md §5): for D' = D minus one person p holding ``a`` items that nobody else holds,
 ``f̌(D, j+1) ≤ f̌(D', j) ≤ f̌(D, j)``.  For the LP: extend an optimum of D' by ``x_p = 1`` and
 ``y = 1`` on p's private items (cost j + 1, value LP_j(D') + a); restrict an optimum of D to D'
 (loses at most the a private items).

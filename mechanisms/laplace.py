@@ -6,7 +6,7 @@ subtracting the (1 − β)-quantile of the noise:
 
 * continuous Laplace: P[Z > s·ln(1/(2β))] = β, so the shift is s·ln(1/(2β)) (Eq. 4);
 * discrete Laplace (P[Z = z] ∝ e^{−|z|/s}): P[Z > k] = e^{−(k+1)/s} / (1 + e^{−1/s}), so the shift
-  is the smallest integer k with that tail ≤ β (ALGORITHMS.md §3).  It equals or is one below
+  is the smallest integer k with that tail ≤ β (docs/algorithms.md §3).  It equals or is one below
   ⌈s·ln(1/(2β))⌉.
 
 Examples
@@ -75,7 +75,7 @@ def discrete_tail(k: int, scale: float) -> float:
 
 
 def discrete_shift(scale: float | Fraction, beta: float) -> int:
-    """Smallest integer k ≥ 0 with P[Z > k] ≤ β for discrete Laplace Z of scale s (ALGORITHMS §3).
+    """Smallest integer k ≥ 0 with P[Z > k] ≤ β for discrete Laplace Z of scale s (algorithms §3).
 
     From e^{−(k+1)/s} ≤ β(1 + e^{−1/s}): k = ⌈−s·ln(β(1 + e^{−1/s}))⌉ − 1, then corrected by the
     direct tail check so float rounding can never give a k whose tail exceeds β.
@@ -139,12 +139,12 @@ def laplace_lower_bound(
     noise
         ``"exact"`` discrete Laplace (secure, default) or ``"float"`` continuous Laplace.
     rng
-        Randomness per CONVENTIONS.md.
+        Randomness per docs/concepts.md.
 
     Notes
     -----
     Knop & Steinke (2023), Eq. 4 and Algorithm 1 line 14; the discrete shift is from
-    ALGORITHMS.md §3.  P[estimate ≤ value] ≥ 1 − β exactly (continuous) or at least (discrete).
+    docs/algorithms.md §3.  P[estimate ≤ value] ≥ 1 − β exactly (continuous) or at least (discrete).
     """
     check_choice(noise, "noise", NOISE_MODES)
     check_beta(beta)

@@ -156,7 +156,7 @@ def discrete_laplace(
     scale
         The scale ``s > 0``.  A float is taken exactly (its binary value), never rounded down.
     rng
-        Randomness per CONVENTIONS.md.
+        Randomness per docs/concepts.md.
     size
         ``None`` for one Python ``int``, else the number of draws (an ``int64`` array).
 

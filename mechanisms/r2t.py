@@ -1,12 +1,12 @@
 """Race-to-the-Top (R2T; Dong, Fang, Yi, Tao & Machanavajjhala, SIGMOD 2022) for the distinct count.
 
-The truncated query for distinct counting is DC(D;τ) itself (ALGORITHMS.md §4): at most τ items
+The truncated query for distinct counting is DC(D;τ) itself (docs/algorithms.md §4): at most τ items
 per person, sensitivity τ.  R2T releases it at k geometric thresholds τ_1 < … < τ_k ≤ GS, each
 with Laplace noise of scale k·τ_j/ε and a downward shift, and outputs the largest:
 
     R2T(D) = max(0, max_j [DC(D;τ_j) + Lap(k·τ_j/ε) − k·τ_j·ln(k/β)/ε])
 
-(the R2T mechanism of DFYTM22 with the truncated query DC(D;τ); ALGORITHMS.md §4).
+(the R2T mechanism of DFYTM22 with the truncated query DC(D;τ); docs/algorithms.md §4).
 
 All k values come from **one** exact curve (``matching.dc_curve``).
 
@@ -98,7 +98,7 @@ def truncated_counts(graph: PersonItemGraph, thresholds: Sequence[int]) -> np.nd
     """DC(D;τ) for each threshold, from one exact curve.
 
     The curve is computed only up to min(max τ, max degree): DC(D;ℓ) = DC(D) for ℓ ≥ the
-    largest degree (ALGORITHMS.md §1), so the values are exact and nothing depends on how far
+    largest degree (docs/algorithms.md §1), so the values are exact and nothing depends on how far
     the curve was computed.
 
     Examples
@@ -259,7 +259,7 @@ def r2t(
     noise
         ``"exact"`` discrete Laplace (default, secure) or ``"float"`` (Monte-Carlo only; warns).
     rng
-        Randomness per CONVENTIONS.md; each release gets its own child stream.
+        Randomness per docs/concepts.md; each release gets its own child stream.
 
     Returns
     -------

@@ -151,7 +151,7 @@ def bernoulli_exp_array(gamma: npt.ArrayLike, rng: RNGLike = None) -> np.ndarray
     gamma
         Non-negative finite floats.
     rng
-        Randomness per CONVENTIONS.md.
+        Randomness per docs/concepts.md.
 
     Returns
     -------
@@ -230,7 +230,7 @@ def exponential_mechanism(
     sensitivity
         Δ > 0.
     rng
-        Randomness per CONVENTIONS.md.
+        Randomness per docs/concepts.md.
 
     Returns
     -------

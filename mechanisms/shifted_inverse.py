@@ -1,7 +1,7 @@
 """The shifted inverse mechanism (Fang, Dong & Yi, CCS 2022) for the distinct count.
 
 The generic mechanism for a monotone f (Steinke 2023, "Beyond local sensitivity via down
-sensitivity"; ALGORITHMS.md §5): on a finite, public output grid Y,
+sensitivity"; docs/algorithms.md §5): on a finite, public output grid Y,
 
 * ``ℓ(x, y)`` = fewest persons to remove so that f ≤ y, ``ℓ̄(x, y)`` = the same with f < y,
   both read off the inverse values ``f̌_j`` (non-increasing in j): ``ℓ(y) = min{j : f̌_j ≤ y}``,
@@ -17,7 +17,7 @@ monotone map, so the inequalities above survive it, and ``r(f̌_τ)`` is a grid 
 ≥ 0 — which the accuracy proof needs and which a log grid would otherwise miss (then every point
 above f would score −τ and the output could land anywhere above f).
 
-The sampler is the clean run-based one of ALGORITHMS.md §5: the grid splits into at most
+The sampler is the clean run-based one of docs/algorithms.md §5: the grid splits into at most
 ``4τ + 3`` runs of consecutive points with the same (ℓ, ℓ̄); a run of c points gets weight
 ``c·exp(ε·s/2)`` (normalised with log-sum-exp), then a uniform point of the chosen run is output.
 
@@ -144,7 +144,7 @@ def output_grid(upper: float, step: float | None = None, log_domain: bool = True
 
 
 def tau_for(epsilon: float, beta: float, grid_size: int) -> int:
-    """τ = ⌈(2/ε)·ln(|Y|/β)⌉ (Steinke 2023; ALGORITHMS.md §5).
+    """τ = ⌈(2/ε)·ln(|Y|/β)⌉ (Steinke 2023; docs/algorithms.md §5).
 
     Examples
     --------
@@ -173,7 +173,7 @@ def _losses(idx: np.ndarray, k: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _score(ell: np.ndarray, ell_bar: np.ndarray, tau: int) -> np.ndarray:
-    """s = −max(ℓ − τ, τ − ℓ̄) (Steinke 2023; ALGORITHMS.md §5)."""
+    """s = −max(ℓ − τ, τ − ℓ̄) (Steinke 2023; docs/algorithms.md §5)."""
     return -np.maximum(ell - tau, tau - ell_bar)
 
 
@@ -393,7 +393,7 @@ def shifted_inverse(
         (polynomial, the default).  ``"exact"``: brute force over person subsets, at most
         :data:`~mechanisms.inverse.MAX_EXACT_PERSONS` persons (teaching and tests).
     rng
-        Randomness per CONVENTIONS.md.
+        Randomness per docs/concepts.md.
 
     Returns
     -------
@@ -408,7 +408,7 @@ def shifted_inverse(
     Notes
     -----
     Privacy: ε-DP under add/remove-one-person neighbours — the exponential mechanism with a
-    score of sensitivity 1 (Steinke 2023; ALGORITHMS.md §5), since both inverses
+    score of sensitivity 1 (Steinke 2023; docs/algorithms.md §5), since both inverses
     satisfy ``f̌(D, j+1) ≤ f̌(D', j) ≤ f̌(D, j)`` (:mod:`mechanisms.inverse`).
 
     Accuracy: the points with score ≤ −τ weigh at most ``|Y|·e^{−ετ/2} ≤ β`` against the point

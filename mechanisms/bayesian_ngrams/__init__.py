@@ -21,7 +21,7 @@ the data (the maximum over the persons present, or Claim 1's data-dependent boun
 *local* sensitivity: the recorded (ε, δ) is nominal, **not** a worst-case differential-privacy
 guarantee.  They warn :class:`~dpcount.errors.PrivacyLeakWarning` and record
 ``guarantee="local sensitivity (not worst-case DP)"``.  Only ``laplace_ngrams`` is ε-DP in the
-worst case.  See ALGORITHMS.md §7.
+worst case.  See docs/algorithms.md §7.
 
 Examples
 --------

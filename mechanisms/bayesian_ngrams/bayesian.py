@@ -207,7 +207,7 @@ def bayesian_dp(
     calibration
         ``"classical"`` (the paper's σ_ps) or ``"analytic"`` (Balle–Wang, any ε).
     rng
-        Randomness per CONVENTIONS.md (one Gaussian draw of size |𝒱|).
+        Randomness per docs/concepts.md (one Gaussian draw of size |𝒱|).
 
     Returns
     -------

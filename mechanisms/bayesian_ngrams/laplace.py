@@ -97,7 +97,7 @@ def laplace_ngrams(
     max_contribution
         W ≥ 1: each person's total count over the vocabulary is scaled down to at most W.
     rng
-        Randomness per CONVENTIONS.md.
+        Randomness per docs/concepts.md.
 
     Returns
     -------

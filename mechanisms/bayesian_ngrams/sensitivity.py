@@ -9,7 +9,7 @@ wᵢ = min(1, S·Nᵢ/C) (Eq. 5) and release softmax of a Gaussian around
 computed either exactly for every person present (the "brute-force" method of Algorithm 1) or
 bounded by Claim 1.  **Both are local sensitivities**: the maximum runs over the persons in the
 data, for removal only, and Claim 1's bound depends on the data through x̂ and N.  Neither gives
-a worst-case differential-privacy guarantee; see ALGORITHMS.md §7.
+a worst-case differential-privacy guarantee; see docs/algorithms.md §7.
 
 Examples
 --------

@@ -263,7 +263,7 @@ def end_to_end_dp(
     tuning_fraction
         Share of persons in the tuning set U₁ (the paper: 10%), drawn uniformly at random.
     rng
-        Randomness per CONVENTIONS.md; the split, the Laplace noise and the Gaussian noise
+        Randomness per docs/concepts.md; the split, the Laplace noise and the Gaussian noise
         use independent child streams.
 
     Returns

@@ -30,7 +30,7 @@ Noise = Literal["laplace", "gaussian"]
 
 @dataclass(frozen=True)
 class Streams:
-    """Independent child streams: user order, Δ0 sampling, noise (CONVENTIONS.md)."""
+    """Independent child streams: user order, Δ0 sampling, noise (docs/concepts.md)."""
 
     order: np.random.Generator
     sampling: np.random.Generator

@@ -6,7 +6,7 @@ part of the excess to their other items, without changing σ or ρ.
 
 Chen et al. give the algorithm only in outline (the body of the paper is not available to this
 project), so **the reroute fraction f and the spreading rule follow the project's own derivation
-and proof** (ALGORITHMS.md §6, "Adaptive weighting (MAD-style)"), reproduced in
+and proof** (docs/algorithms.md §6, "Adaptive weighting (MAD-style)"), reproduced in
 :func:`mad_weights`.  Any change to the rule needs a new proof and the exhaustive neighbour audit
 of ``tests/mechanisms/set_union``.
 
@@ -47,7 +47,7 @@ def reroute_fraction(d_max: int) -> float:
     """f = 1/√d_max − 1/(2·d_max), the share of returned excess a person reroutes.
 
     It is κ_s/2 with κ_s = 2/√s − 1/s at s = d_max, the smallest over adaptive set sizes
-    s ≤ d_max (ALGORITHMS.md §6, proof sketch); f ≤ 1/2 for every d_max ≥ 1.
+    s ≤ d_max (docs/algorithms.md §6, proof sketch); f ≤ 1/2 for every d_max ≥ 1.
 
     Examples
     --------
@@ -58,7 +58,7 @@ def reroute_fraction(d_max: int) -> float:
 
 
 def mad_weights(sets: CappedSets, d_max: int, tau: float) -> np.ndarray:
-    """Item weights of the adaptive weighting (ALGORITHMS.md §6, steps 1–7 before the noise).
+    """Item weights of the adaptive weighting (docs/algorithms.md §6, steps 1–7 before the noise).
 
     Parameters
     ----------
@@ -138,7 +138,7 @@ def max_adaptive_degree(
 ) -> SetUnionResult:
     """Set union with adaptive (MaxAdaptiveDegree-style) weighting and Gaussian noise.
 
-    The spreading rule follows the project's derivation (ALGORITHMS.md §6), not the full text
+    The spreading rule follows the project's derivation (docs/algorithms.md §6), not the full text
     of Chen et al. (2024), which is not available here; see :func:`mad_weights`.
 
     Parameters

@@ -147,7 +147,19 @@ def l1_descent_weights(sets: CappedSets, order: np.ndarray, cutoff: float) -> np
 def l2_descent_weights(sets: CappedSets, order: np.ndarray, cutoff: float) -> np.ndarray:
     """Histogram built by ℓ2-descent, users visited in ``order`` (Gopi Alg. 2 + Alg. 5).
 
-    Parameters are those of :func:`l1_descent_weights`.
+    Parameters
+    ----------
+    sets
+        The capped sets.
+    order
+        A permutation of the persons: the processing order.
+    cutoff
+        Γ: ℓ2-descent moves each person's items toward it by ℓ2 distance at most 1.
+
+    Returns
+    -------
+    numpy.ndarray
+        Weight of every item id (0 for items nobody contributed).
     """
     order = _check_order(sets, order)
     return _l2_descent(sets.indptr, sets.indices, order, float(cutoff), sets.n_items)
@@ -277,7 +289,28 @@ def policy_gaussian(
 ) -> SetUnionResult:
     """Policy Gaussian set union: sequential ℓ2-descent, then Gaussian noise (Gopi Alg. 6).
 
-    Parameters are those of :func:`policy_laplace`, with Γ = ρ + α·σ.
+    Parameters
+    ----------
+    graph
+        Persons and the items they hold.
+    epsilon, delta
+        Privacy parameters, ε > 0 and δ ∈ (0, 1).
+    max_items
+        Δ0: persons with more items contribute a uniformly random Δ0 of them.
+    alpha
+        Cutoff offset: Γ = ρ + α·σ (the paper finds α ∈ [2, 6] best and uses 5).
+    user_order
+        The secret order users are processed in: ``"permutation"`` (uniform, default) or
+        ``"keyed_hash"`` (Gopi Alg. 2: keyed BLAKE2b of each label); same output distribution.
+    rng
+        Randomness; child streams for the secret user order, the sampling and the noise.
+    return_weights
+        Also return the pre-noise histogram (**not private**, for research).
+
+    Returns
+    -------
+    SetUnionResult
+        With ``cutoff`` = Γ.
 
     Notes
     -----

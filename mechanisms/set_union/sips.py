@@ -3,7 +3,7 @@
 R rounds of the weighted Gaussian mechanism (or the adaptive weighting of Chen et al. 2024 as a
 plug-in); after each round the released items are removed from every person's set, so later
 rounds spend their budget on the items still missing.  The budget grows geometrically over the
-rounds.  Accounting follows ALGORITHMS.md §6: the rounds compose as Gaussian DP and the
+rounds.  Accounting follows docs/algorithms.md §6: the rounds compose as Gaussian DP and the
 composed μ converts to (ε, δ) with the Balle–Wang curve; the novel-item failure probabilities
 of the rounds add up.
 
@@ -40,7 +40,7 @@ __all__ = ["dp_sips", "round_shares"]
 
 
 def round_shares(rounds: int, ratio: float) -> np.ndarray:
-    """Budget share of each round, ∝ ratio^(R−1−i) for i = 0..R−1 (ALGORITHMS.md §6).
+    """Budget share of each round, ∝ ratio^(R−1−i) for i = 0..R−1 (docs/algorithms.md §6).
 
     With ratio < 1 the last round gets the most.  Shares sum to 1.
 
@@ -114,7 +114,7 @@ def dp_sips(
     probability δ_i = s_i·δ/2; by a union bound over rounds and Gopi's Lemma 2.1 the total is
     (ε, δ/2 + Σ δ_i) = (ε, δ).  Capping is redone each round on the remaining items (both
     choices are private; redoing it lets a person's unreleased items in).  With the adaptive
-    weighting each round is MAD with the same σ_i, ρ_i (ALGORITHMS.md §6: "MAD plugs in per
+    weighting each round is MAD with the same σ_i, ρ_i (docs/algorithms.md §6: "MAD plugs in per
     round").
 
     References

@@ -13,7 +13,7 @@ that make that (ε, δ)-DP:
   the added person may carry weight up to 1 (used by the count mechanisms, in count units).
 
 All tails are evaluated in log space (``log_ndtr``, ``expm1``, ``log1p``) so that δ down to
-1e-300 works.  ALGORITHMS.md §6 has the test vectors these functions are tested against.
+1e-300 works.  docs/algorithms.md §6 has the test vectors these functions are tested against.
 
 Examples
 --------
@@ -62,7 +62,7 @@ def _log_one_minus_exp(x: float) -> float:
 def _log_balle_wang_delta(sigma: float, epsilon: float) -> float:
     """log δ(σ) of the Gaussian mechanism with ℓ2-sensitivity 1 (−inf when δ(σ) = 0)."""
     # Balle & Wang (2018) Thm 8 (Gopi Prop. 2.2): δ = Φ(a) − e^ε Φ(b) with
-    # a = 1/(2σ) − εσ, b = −1/(2σ) − εσ; as exp(la)·(1 − exp(lb − la)), ALGORITHMS.md §6.
+    # a = 1/(2σ) − εσ, b = −1/(2σ) − εσ; as exp(la)·(1 − exp(lb − la)), docs/algorithms.md §6.
     la = float(log_ndtr(0.5 / sigma - epsilon * sigma))
     lb = epsilon + float(log_ndtr(-0.5 / sigma - epsilon * sigma))
     if lb >= la:  # equal up to rounding: δ(σ) is below what float64 can resolve
@@ -127,7 +127,7 @@ def gaussian_sigma(
     Notes
     -----
     δ(σ) is decreasing in σ (Gopi §5.2).  Bracket by doubling/halving from σ = 1, then bisect
-    on log σ with a relative tolerance and return the upper end (ALGORITHMS.md §6): the
+    on log σ with a relative tolerance and return the upper end (docs/algorithms.md §6): the
     Balle–Wang reference stops on an absolute tolerance and returns too small a σ for small δ.
 
     Examples

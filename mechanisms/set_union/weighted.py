@@ -96,7 +96,7 @@ def count_laplace(
     max_items
         Δ0: persons with more items contribute a uniformly random Δ0 of them.
     rng
-        Randomness (CONVENTIONS.md); child streams for sampling and noise.
+        Randomness (docs/concepts.md); child streams for sampling and noise.
     return_weights
         Also return the pre-noise counts (**not private**, for research).
 
@@ -155,7 +155,22 @@ def count_gaussian(
 ) -> SetUnionResult:
     """Set union by noisy counts with Gaussian noise (the baseline of Gopi et al. §1.1).
 
-    Parameters are those of :func:`count_laplace`.
+    Parameters
+    ----------
+    graph
+        Persons and the items they hold.
+    epsilon, delta
+        Privacy parameters, ε > 0 and δ ∈ (0, 1).
+    max_items
+        Δ0: persons with more items contribute a uniformly random Δ0 of them.
+    rng
+        Randomness (docs/concepts.md); child streams for sampling and noise.
+    return_weights
+        Also return the pre-noise counts (**not private**, for research).
+
+    Returns
+    -------
+    SetUnionResult
 
     Notes
     -----
@@ -202,7 +217,22 @@ def weighted_laplace(
 ) -> SetUnionResult:
     """Weighted Laplace set union: each person adds 1/|W| to each item (Gopi Alg. 7).
 
-    Parameters are those of :func:`count_laplace`.
+    Parameters
+    ----------
+    graph
+        Persons and the items they hold.
+    epsilon, delta
+        Privacy parameters, ε > 0 and δ ∈ (0, 1).
+    max_items
+        Δ0: persons with more items contribute a uniformly random Δ0 of them.
+    rng
+        Randomness (docs/concepts.md); child streams for sampling and noise.
+    return_weights
+        Also return the pre-noise weights (**not private**, for research).
+
+    Returns
+    -------
+    SetUnionResult
 
     Notes
     -----
@@ -248,7 +278,22 @@ def weighted_gaussian(
 ) -> SetUnionResult:
     """Weighted Gaussian set union: each person adds 1/√|W| to each item (Gopi Alg. 8).
 
-    Parameters are those of :func:`count_laplace`.
+    Parameters
+    ----------
+    graph
+        Persons and the items they hold.
+    epsilon, delta
+        Privacy parameters, ε > 0 and δ ∈ (0, 1).
+    max_items
+        Δ0: persons with more items contribute a uniformly random Δ0 of them.
+    rng
+        Randomness (docs/concepts.md); child streams for sampling and noise.
+    return_weights
+        Also return the pre-noise weights (**not private**, for research).
+
+    Returns
+    -------
+    SetUnionResult
 
     Notes
     -----

@@ -28,7 +28,7 @@ def brute_force_dc(graph: PersonItemGraph, ell: int) -> int:
 
 
 def min_cut_dc(graph: PersonItemGraph, ell: int) -> int:
-    """DC(D;ℓ) = min over person sets B of |N(B)| + ℓ·(n − |B|) (ALGORITHMS.md §1, min-cut form)."""
+    """DC(D;ℓ) = min over person sets B of |N(B)| + ℓ·(n − |B|) (algorithms.md §1, min-cut form)."""
     items = rows(graph)
     n = len(items)
     best = ell * n

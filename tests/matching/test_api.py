@@ -79,7 +79,7 @@ def test_one_person_one_item_and_large_ell(method: str) -> None:
 
 
 def test_flow_capacities_are_int32_and_capped() -> None:
-    # SciPy wraps int64 capacities above 2³¹ − 1 (ALGORITHMS.md §1): build int32, cap at degree.
+    # SciPy wraps int64 capacities above 2³¹ − 1 (algorithms.md §1): build int32, cap at degree.
     graph = PersonItemGraph.from_sets({"a": {1, 2, 3}, "b": {1}})
     net = flow_network(graph, 2**31 - 1)
     assert net.dtype == np.int32

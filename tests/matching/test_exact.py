@@ -50,7 +50,7 @@ def test_exact_curve_is_non_decreasing_concave_and_reaches_dc(graph: PersonItemG
     curve = matching.dc_curve(graph, ELL_MAX)
     steps = np.diff(np.concatenate([[0], curve]))
     assert np.all(steps >= 0)
-    assert np.all(np.diff(steps) <= 0)  # increments never grow (ALGORITHMS.md §1)
+    assert np.all(np.diff(steps) <= 0)  # increments never grow (docs/algorithms.md §1)
     max_degree = int(graph.degrees().max(initial=0))
     assert np.all(curve[max(max_degree, 1) - 1 :] == graph.n_items)
     assert np.all(curve <= graph.n_items)

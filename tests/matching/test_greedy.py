@@ -56,7 +56,7 @@ def test_smallest_item_id_first() -> None:
 
 
 def test_frequency_order_breaks_the_sensitivity_bound() -> None:
-    # Teaching check (ALGORITHMS.md §2): taking the rarest item first lets one added person
+    # Teaching check (docs/algorithms.md §2): taking the rarest item first lets one added person
     # change the count by 2 > ℓ = 1, because the added person changes everyone's frequencies.
     smaller = PersonItemGraph.from_sets({"b": {0, 2}, "c": {0}, "d": {1, 2}})
     larger = smaller.with_person("a", [0, 3])

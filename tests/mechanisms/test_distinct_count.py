@@ -286,7 +286,7 @@ def test_coverage_is_at_least_one_minus_beta(counting, noise):
     # P[Z > shift] = β (continuous) or ≤ β (discrete).  The one-sided binomial test has
     # false-failure rate ≤ ALPHA.  Power: from the same draws, a mechanism subtracting only half
     # the shift fails with probability ≈ √(β/2) ≈ 0.16 per run (the error of the public
-    # reference code, ALGORITHMS.md §3); at n = 1500 that is ~240 failures where the test
+    # reference code, docs/algorithms.md §3); at n = 1500 that is ~240 failures where the test
     # tolerates ~100, so it must be rejected.
     n, beta = 1500, 0.05
     estimates, shifts = coverage_runs(FLAT, counting, noise, n, seed=1000, beta=beta)

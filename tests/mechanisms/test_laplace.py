@@ -1,4 +1,4 @@
-"""The Laplace lower bound (Knop & Steinke Eq. 4; discrete shift of ALGORITHMS.md §3)."""
+"""The Laplace lower bound (Knop & Steinke Eq. 4; discrete shift of docs/algorithms.md §3)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ ALPHA = 1e-4  # false-failure rate of each statistical assertion
 
 
 def test_test_vectors():
-    # ALGORITHMS.md §3: s = 4, β = 0.05 → 9; s = 1 → 2.  Continuous: s·ln(1/(2β)).
+    # docs/algorithms.md §3: s = 4, β = 0.05 → 9; s = 1 → 2.  Continuous: s·ln(1/(2β)).
     assert discrete_shift(4, 0.05) == 9
     assert discrete_shift(1, 0.05) == 2
     assert math.isclose(continuous_shift(4, 0.05), 4 * math.log(10))

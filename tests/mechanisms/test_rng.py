@@ -1,4 +1,4 @@
-"""The randomness policy (CONVENTIONS.md): None, int seeds, Generators, child streams."""
+"""The randomness policy (docs/concepts.md): None, int seeds, Generators, child streams."""
 
 from __future__ import annotations
 

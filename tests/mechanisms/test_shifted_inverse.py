@@ -106,7 +106,7 @@ def test_mincut_lp_agrees_with_highs(graph):
 @settings(max_examples=150)
 @given(pair=neighbours(max_persons=6, max_items=7))
 def test_inverse_neighbour_property(inverse, pair):
-    """f̌(D, j+1) ≤ f̌(D', j) ≤ f̌(D, j) for D' = D minus one person (ALGORITHMS.md §5)."""
+    """f̌(D, j+1) ≤ f̌(D', j) ≤ f̌(D, j) for D' = D minus one person (docs/algorithms.md §5)."""
     smaller, larger = pair
     j_max = 8
     big, small = inverse(larger, j_max + 1), inverse(smaller, j_max)

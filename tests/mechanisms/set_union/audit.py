@@ -139,7 +139,7 @@ def reference_l2_descent(sets: CappedSets, order: np.ndarray, cutoff: float) -> 
 
 
 def reference_mad(sets: CappedSets, d_max: int, tau: float) -> np.ndarray:
-    """ALGORITHMS.md §6 steps 1–7 with dictionaries and loops."""
+    """docs/algorithms.md §6 steps 1–7 with dictionaries and loops."""
     persons = [
         [int(i) for i in sets.indices[sets.indptr[p] : sets.indptr[p + 1]]]
         for p in range(sets.n_persons)

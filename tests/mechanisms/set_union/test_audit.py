@@ -1,4 +1,4 @@
-"""Exhaustive neighbour audit of every set-union weighting (ALGORITHMS.md §6, CONVENTIONS.md).
+"""Exhaustive neighbour audit of every set-union weighting (algorithms.md §6, docs/concepts.md).
 
 For each weighting and each of many small random neighbour pairs, the added person is inserted
 at every position of the (otherwise fixed) user order and with the other persons' capped sets

@@ -134,7 +134,7 @@ def test_parameters_follow_the_theorems() -> None:
     assert pg.cutoff == pytest.approx(pg.threshold + 5 * sigma)
     pl = su.policy_laplace(g, eps, delta, d0, alpha=2)
     assert pl.scale == 1 / eps and pl.cutoff == pytest.approx(pl.threshold + 2 / eps)
-    assert pl.threshold == pytest.approx(4.6473, abs=5e-5)  # ALGORITHMS.md §6
+    assert pl.threshold == pytest.approx(4.6473, abs=5e-5)  # docs/algorithms.md §6
     cl = su.count_laplace(g, eps, delta, d0)
     assert cl.scale == d0 / eps
     cg = su.count_gaussian(g, eps, delta, d0)

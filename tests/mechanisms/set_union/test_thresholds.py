@@ -1,4 +1,4 @@
-"""Noise scales and thresholds: the ALGORITHMS.md §6 test vectors and their defining properties."""
+"""Noise scales and thresholds: the algorithms.md §6 test vectors and their defining properties."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ GOPI_DELTA = math.exp(-10)
 )
 def test_balle_wang_sigma_vectors(epsilon: float, delta: float, sigma: float) -> None:
     got = gaussian_sigma(epsilon, delta)
-    assert f"{got:.5g}" == f"{sigma:.5g}"  # 5 significant digits (ALGORITHMS.md §6)
+    assert f"{got:.5g}" == f"{sigma:.5g}"  # 5 significant digits (docs/algorithms.md §6)
     assert got == pytest.approx(sigma, rel=2e-6)  # and the vectors' 6th digit up to rounding
     # The upper end of the bracket: it meets δ, and 1e-9 less noise would not.
     assert balle_wang_delta(got, epsilon) <= delta
