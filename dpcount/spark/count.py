@@ -4,7 +4,8 @@
 (:mod:`dpcount.spark.hashing`); an item is counted at ℓ when its smallest rank over its holders
 is below ℓ, so the whole curve is the cumulative histogram of per-item minimum ranks (§4.2,
 counting option 1).  Only that histogram — at most ℓ_max + 1 rows — reaches the driver, where
-GEM and the Laplace release run through :func:`mechanisms.distinct_count.dp_distinct_count_from_curve`.
+GEM and the Laplace release run through
+:func:`mechanisms.distinct_count.dp_distinct_count_from_curve`.
 With the same seed the curve, and hence the release, equals the local ``counting="sampling"``.
 
 ``counting="matching"`` / ``"greedy"`` need the whole graph: it is encoded in Spark and
@@ -25,11 +26,13 @@ from mechanisms._rng import RNGLike, spawn
 from mechanisms.distinct_count import (
     Counting,
     DistinctCountResult,
+    SelectionRule,
     _check_parameters,
     curve_length,
     dp_distinct_count,
     dp_distinct_count_from_curve,
 )
+from mechanisms.noise import NoiseMode
 
 __all__ = ["distinct_count", "sampling_curve"]
 
@@ -67,8 +70,8 @@ def distinct_count(
     ell_max: int = 100,
     *,
     counting: Counting = "sampling",
-    selection: str = "gem",
-    noise: str = "exact",
+    selection: SelectionRule = "gem",
+    noise: NoiseMode = "exact",
     rng: RNGLike = None,
     drop_nulls: bool = False,
     max_pairs: int = DRIVER_PAIR_LIMIT,
@@ -102,10 +105,10 @@ def distinct_count(
             b,
             ell_max,
             counting=counting,
-            selection=selection,  # type: ignore[arg-type]
+            selection=selection,
             noise=noise,
             rng=rng,
-            diagnostics=diagnostics,  # type: ignore[arg-type]
+            diagnostics=diagnostics,
         )
     # The local function's stream layout, so one seed gives the same release on both paths.
     selection_rng, noise_rng, curve_rng = spawn(rng, 3)
@@ -124,9 +127,9 @@ def distinct_count(
         b,
         ell_max,
         counting="sampling",
-        selection=selection,  # type: ignore[arg-type]
+        selection=selection,
         noise=noise,
         selection_rng=selection_rng,
-        noise_rng=noise_rng,  # type: ignore[arg-type]
+        noise_rng=noise_rng,
         diagnostics=diagnostics,
     )

@@ -15,6 +15,7 @@ import numpy as np
 
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import PersonItemGraph, _as_label_array
+from dpcount.spark._frames import collect
 from dpcount.spark._session import active_session, require_pyspark
 
 __all__ = ["DRIVER_PAIR_LIMIT", "prepare_pairs", "read_pairs", "source_frame"]
@@ -106,7 +107,7 @@ def prepare_pairs(
 
 def sorted_labels(pairs: Any, column: str, what: str) -> np.ndarray:
     """The sorted distinct labels of one column, collected once (O(distinct) on the driver)."""
-    table = pairs.select(column).distinct().toArrow()
+    table = collect(pairs.select(column).distinct())
     values = _as_label_array(table.column(0).to_pylist(), what)
     return np.unique(values)
 

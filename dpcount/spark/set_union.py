@@ -31,12 +31,13 @@ from matching.sampling import _root_key, label_keys
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
+from mechanisms.set_union._release import Noise
 from mechanisms.set_union.result import SetUnionResult
 
 __all__ = ["MECHANISMS", "SEQUENTIAL", "release_keys", "set_union"]
 
 #: Mechanism → (norm of a person's contribution or None for counts, noise, paper reference).
-MECHANISMS = {
+MECHANISMS: dict[str, tuple[int | None, Noise, str]] = {
     "count_laplace": (None, "laplace", "count Laplace set union (Gopi et al. 2020, A.1)"),
     "count_gaussian": (None, "gaussian", "count Gaussian set union (Gopi et al. 2020, A.2)"),
     "weighted_laplace": (1, "laplace", "weighted Laplace set union (Gopi et al. 2020, B.1)"),
@@ -175,7 +176,7 @@ def set_union(
     )
 
 
-def _released(weights: Any, noise_key: bytes, noise: str, scale: float, rho: float) -> np.ndarray:
+def _released(weights: Any, noise_key: bytes, noise: Noise, scale: float, rho: float) -> np.ndarray:
     """Sorted labels of the items whose weight plus item-keyed noise exceeds ρ (Gopi Alg. 1)."""
     import pandas as pd
     from pyspark.sql import functions as F
