@@ -4,7 +4,7 @@ See :mod:`dpcount.spark.ingest`, :mod:`dpcount.spark.set_union` and :mod:`dpcoun
 """
 
 from dpcount.spark.count import distinct_count
-from dpcount.spark.ingest import DRIVER_PAIR_LIMIT, read_pairs
+from dpcount.spark.ingest import DRIVER_PAIR_LIMIT, read_pairs, source_frame
 from dpcount.spark.set_union import set_union
 
-__all__ = ["DRIVER_PAIR_LIMIT", "distinct_count", "read_pairs", "set_union"]
+__all__ = ["DRIVER_PAIR_LIMIT", "distinct_count", "read_pairs", "set_union", "source_frame"]

@@ -6,6 +6,7 @@ rows, so the whole file runs in well under the 3-minute CI budget.
 
 from __future__ import annotations
 
+import json
 import sys
 from typing import Any
 
@@ -180,3 +181,21 @@ def test_driver_receives_no_per_pair_rows(spark: Any, monkeypatch: pytest.Monkey
     set_union(df, "u", "w", epsilon=1.0, delta=1e-5, max_items=3, rng=1)
     distinct_count(df, "u", "w", 1.0, ell_max=5, rng=1)
     assert rows and max(rows) <= n_items
+
+
+def test_cli_engine_spark_matches_local(spark: Any, tmp_path: Any, capsys: Any) -> None:
+    from dpcount.cli import main
+
+    rng = np.random.default_rng(5)
+    path = tmp_path / "pairs.parquet"
+    pd.DataFrame(
+        {"person": [f"u{i}" for i in rng.integers(0, 50, 400)], "item": rng.integers(0, 90, 400)}
+    ).to_parquet(path)
+    common = ["count", str(path), "--counting", "sampling", "--ell-max", "6", "--seed", "2"]
+    outputs = []
+    for extra in ([], ["--engine", "spark"]):
+        assert main([*common, *extra, "--json"]) == 0
+        outputs.append(json.loads(capsys.readouterr().out))
+    assert outputs[0]["estimate"] == outputs[1]["estimate"]
+    assert main(["union", str(path), "--engine", "spark", "--algorithm", "dp_sips"]) != 0
+    assert "not available on Spark" in capsys.readouterr().err
