@@ -6,11 +6,12 @@ its contribution (1, 1/|W| or 1/√|W|) to each, Spark sums per item, noise keye
 on the executors and only the released labels (and, on request, the per-item weights) reach the
 driver — O(items) rows, nothing per pair.
 
-Available: ``count_laplace``, ``count_gaussian``, ``weighted_laplace``, ``weighted_gaussian``.
+Available: ``count_laplace``, ``count_gaussian``, ``weighted_laplace``, ``weighted_gaussian``
+and ``dp_sips`` (basic weighting, :mod:`dpcount.spark.sips`).
 The policy mechanisms (``policy_laplace``, ``policy_gaussian``, ``greedy_policy``) are
 **sequential by nature** — each person's contribution depends on the weights left by everyone
 before them in a secret order — so they cannot run as one aggregation and are refused.
-``max_adaptive_degree`` and ``dp_sips`` are not available on Spark yet.
+``max_adaptive_degree`` (and DP-SIPS with its weighting) is not available on Spark yet.
 
 The same data and seed give the same capped sets as the local
 :func:`mechanisms.set_union._bounding.cap_contributions_keyed`, and per-item weights equal to
@@ -26,13 +27,14 @@ from dpcount.errors import InvalidParameterError
 from dpcount.spark._frames import as_numpy, collect, ranked_pairs
 from dpcount.spark.hashing import item_noise, release_key
 from dpcount.spark.ingest import prepare_pairs, sorted_labels
+from dpcount.spark.sips import sips_rounds
 from dpcount.validation import check_delta, check_epsilon, check_positive_int
 from matching.sampling import _root_key, label_keys
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._release import Noise
-from mechanisms.set_union.result import SetUnionResult
+from mechanisms.set_union.result import SetUnionResult, SetUnionRound
 
 __all__ = ["MECHANISMS", "SEQUENTIAL", "release_keys", "set_union"]
 
@@ -81,9 +83,10 @@ def _check_mechanism(mechanism: str) -> None:
             "before them) and cannot run on Spark; use weighted_gaussian or weighted_laplace, or "
             "collect the graph with dpcount.spark.read_pairs and run it locally"
         )
-    if mechanism not in MECHANISMS:
+    if mechanism not in MECHANISMS and mechanism != "dp_sips":
         raise InvalidParameterError(
-            f"mechanism {mechanism!r} is not available on Spark; choose one of {list(MECHANISMS)}"
+            f"mechanism {mechanism!r} is not available on Spark; choose one of "
+            f"{[*MECHANISMS, 'dp_sips']}"
         )
 
 
@@ -114,6 +117,8 @@ def set_union(
     rng: RNGLike = None,
     drop_nulls: bool = False,
     return_weights: bool = False,
+    sips_rounds_count: int = 3,
+    sips_ratio: float = 0.3,
 ) -> SetUnionResult:
     """A private set of items from pairs in Spark (Gopi et al. 2020), fully distributed.
 
@@ -124,12 +129,16 @@ def set_union(
     epsilon, delta, max_items
         ε, δ and Δ0, as in the local mechanisms.
     mechanism
-        One of :data:`MECHANISMS`; the sequential policies are refused.
+        One of :data:`MECHANISMS` or ``"dp_sips"`` (basic weighting); the sequential policies
+        are refused.
     rng
         ``None``: fresh secret keys for sampling and noise (the private default).  A seed
         reproduces a release, for research only.
     return_weights
-        Also return the pre-noise per-item weights (**not private**; O(items) on the driver).
+        Also return the pre-noise per-item weights (**not private**; O(items) on the driver);
+        not for ``dp_sips``.
+    sips_rounds_count, sips_ratio
+        R and r of ``mechanism="dp_sips"``, as ``rounds`` / ``ratio`` of the local function.
 
     Returns
     -------
@@ -144,16 +153,30 @@ def set_union(
     _check_mechanism(mechanism)
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     delta0 = check_positive_int(max_items, "max_items")
-    _, noise, description = MECHANISMS[mechanism]
-    scale, rho = _scale_threshold(mechanism, eps, dlt, delta0)
-    sampling_key, noise_key = release_keys(rng)
-    pairs = prepare_pairs(data, person, item, None, drop_nulls)
-    weights = weights_frame(pairs, mechanism, delta0, int(sampling_key))
+    rounds: tuple[SetUnionRound, ...] = ()
+    noise: Noise = "gaussian"
+    parameters: dict[str, Any] = {"engine": "spark"}
+    if mechanism == "dp_sips":
+        released, rounds, pairs = sips_rounds(
+            data, person, item, eps, dlt, delta0, sips_rounds_count, sips_ratio, rng, drop_nulls
+        )
+        scale, rho = rounds[-1].scale, rounds[-1].threshold
+        description = (
+            f"DP-SIPS set union, {len(rounds)} rounds (basic weighting), Gaussian-DP "
+            "composition + novel-item union bound"
+        )
+        parameters |= {"rounds": len(rounds), "ratio": float(sips_ratio), "weighting": "basic"}
+    else:
+        _, noise, description = MECHANISMS[mechanism]
+        scale, rho = _scale_threshold(mechanism, eps, dlt, delta0)
+        sampling_key, noise_key = release_keys(rng)
+        pairs = prepare_pairs(data, person, item, None, drop_nulls)
+        weights = weights_frame(pairs, mechanism, delta0, int(sampling_key))
+        released = _released(weights, noise_key, noise, scale, rho)
     labels = sorted_labels(pairs, "i", "item labels")
-    released = _released(weights, noise_key, noise, scale, rho)
     ids = np.searchsorted(labels, released).astype(np.int64)
     weight_vector = None
-    if return_weights:
+    if return_weights and mechanism != "dp_sips":
         table = collect(weights)
         weight_vector = np.zeros(labels.size)
         weight_vector[np.searchsorted(labels, as_numpy(table, "i"))] = as_numpy(table, "w")
@@ -169,9 +192,9 @@ def set_union(
         scale=float(scale),
         threshold=float(rho),
         cutoff=None,
-        parameters={"engine": "spark"},
+        parameters=parameters,
         privacy_loss=PrivacyLoss(eps, dlt, description),
-        rounds=(),
+        rounds=rounds,
         weights=weight_vector,
     )
 

@@ -26,6 +26,7 @@ from dpcount.spark.set_union import release_keys, weights_frame
 from matching.sampling import sampling_curve
 from mechanisms import dp_distinct_count
 from mechanisms.set_union._bounding import CappedSets, cap_contributions_keyed
+from mechanisms.set_union.sips import dp_sips
 from mechanisms.set_union.weighted import basic_weights, count_weights, weighted_gaussian
 
 SLOW = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
@@ -197,5 +198,27 @@ def test_cli_engine_spark_matches_local(spark: Any, tmp_path: Any, capsys: Any) 
         assert main([*common, *extra, "--json"]) == 0
         outputs.append(json.loads(capsys.readouterr().out))
     assert outputs[0]["estimate"] == outputs[1]["estimate"]
-    assert main(["union", str(path), "--engine", "spark", "--algorithm", "dp_sips"]) != 0
+    assert (
+        main(["union", str(path), "--engine", "spark", "--algorithm", "max_adaptive_degree"]) != 0
+    )
     assert "not available on Spark" in capsys.readouterr().err
+
+
+def test_dp_sips_rounds_remove_released_items(spark: Any) -> None:
+    persons = [f"u{k}" for k in range(60)] * 2 + ["solo"]
+    items = ["a"] * 60 + ["b"] * 60 + ["rare"]
+    r = set_union(
+        _frame(spark, persons, items),
+        "u",
+        "w",
+        epsilon=1.0,
+        delta=1e-6,
+        max_items=2,
+        mechanism="dp_sips",
+        rng=0,
+    )
+    local = dp_sips(PersonItemGraph.from_pairs(persons, items), 1.0, 1e-6, 2, rng=0)
+    assert [(x.scale, x.threshold) for x in r.rounds] == [
+        (x.scale, x.threshold) for x in local.rounds
+    ]
+    assert r.items.tolist() == ["a", "b"] and sum(x.released for x in r.rounds) == 2
