@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from dpcount.spark._frames import as_numpy, collect, ranked_pairs
+from dpcount.spark._frames import as_numpy, collect, explode_ranks, ranked_pairs
 from dpcount.spark.ingest import DRIVER_PAIR_LIMIT, prepare_pairs, read_pairs
-from matching._common import fill_curve
 from matching.sampling import _root_key
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.distinct_count import (
@@ -37,28 +36,30 @@ from mechanisms.noise import NoiseMode
 __all__ = ["distinct_count", "sampling_curve"]
 
 
-def _degrees(pairs: Any) -> np.ndarray:
+def _degrees(per_person: Any) -> np.ndarray:
     """Every person's degree, rebuilt from the degree histogram (O(max degree) rows)."""
     from pyspark.sql import functions as F
 
-    hist = collect(pairs.groupBy("p").agg(F.count(F.lit(1)).alias("d")).groupBy("d").count())
+    hist = collect(per_person.groupBy(F.size("s").alias("d")).count())
     return np.repeat(as_numpy(hist, "d").astype(np.int64), as_numpy(hist, "count"))
 
 
-def sampling_curve(pairs: Any, ell_max: int, key: int, max_degree: int) -> np.ndarray:
+def sampling_curve(pairs: Any, ell_max: int, key: int, *, per_person: Any = None) -> np.ndarray:
     """The nested-sampling curve for ℓ = 1..ℓ_max from validated pairs (``p``, ``i``).
 
-    Equals :func:`matching.sampling.sampling_curve` on the same data with the same key.
+    Equals :func:`matching.sampling.sampling_curve` on the same data with the same key: an
+    item with smallest rank b over its holders is counted for every ℓ > b (Knop & Steinke
+    2023, §4.2), so the curve is the cumulative histogram of b.  ``per_person`` reuses a
+    ``ranked_pairs(..., grouped=True)`` frame of the same key.
     """
     from pyspark.sql import functions as F
 
-    ell_run = max(1, min(ell_max, max_degree))
-    best = ranked_pairs(pairs, key).groupBy("i").agg(F.min("r").alias("b"))
-    capped = best.select(F.least(F.col("b"), F.lit(ell_run)).alias("b"))
-    hist = collect(capped.groupBy("b").count())
-    counts = np.zeros(ell_run + 1, dtype=np.int64)
+    grouped = ranked_pairs(pairs, key, grouped=True) if per_person is None else per_person
+    best = explode_ranks(grouped, ell_max).groupBy("i").agg(F.min("r").alias("b"))
+    hist = collect(best.groupBy("b").count())
+    counts = np.zeros(ell_max, dtype=np.int64)
     counts[as_numpy(hist, "b").astype(np.int64)] = as_numpy(hist, "count")
-    return fill_curve(np.cumsum(counts[:ell_run]), ell_max)
+    return np.cumsum(counts)
 
 
 def distinct_count(
@@ -113,13 +114,14 @@ def distinct_count(
     # The local function's stream layout, so one seed gives the same release on both paths.
     selection_rng, noise_rng, curve_rng = spawn(rng, 3)
     key = _root_key(curve_rng)
-    pairs = prepare_pairs(data, person, item, None, drop_nulls).cache()
+    pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
+    per_person = ranked_pairs(pairs, int(key), grouped=True).cache()
     try:
-        degrees = _degrees(pairs)
+        degrees = _degrees(per_person)
         length = curve_length(degrees, ell_max, selection)
-        curve = sampling_curve(pairs, length, int(key), int(degrees.max(initial=0)))
+        curve = sampling_curve(pairs, length, int(key), per_person=per_person)
     finally:
-        pairs.unpersist()
+        per_person.unpersist()
     return dp_distinct_count_from_curve(
         curve,
         degrees,

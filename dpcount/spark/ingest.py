@@ -68,9 +68,16 @@ def _invalid(df: Any, column: str) -> Any:
 
 
 def prepare_pairs(
-    data: Any, person: str, item: str, count: str | None = None, drop_nulls: bool = False
+    data: Any,
+    person: str,
+    item: str,
+    count: str | None = None,
+    drop_nulls: bool = False,
+    *,
+    dedupe: bool = True,
 ) -> Any:
-    """Validated, deduplicated pairs as a Spark DataFrame with columns ``p``, ``i`` (and ``c``).
+    """Validated pairs as a Spark DataFrame with columns ``p``, ``i`` (and ``c``); deduplicated
+    unless ``dedupe=False`` (for callers that deduplicate per person themselves).
 
     Errors as the local reader: a missing column, null/empty/NaN ids (unless ``drop_nulls``),
     negative counts, or no rows left raise :class:`~dpcount.errors.DataError`.
@@ -97,7 +104,7 @@ def prepare_pairs(
         raise DataError("no rows: the Spark source is empty" + (" after dropping nulls" * n_bad))
     cols = [F.col(person).alias("p"), F.col(item).alias("i")]
     if count is None:
-        return df.select(*cols).distinct()
+        return df.select(*cols).distinct() if dedupe else df.select(*cols)
     n_negative = df.where(F.col(count) < 0).count()
     if n_negative:
         raise DataError(f"{n_negative} rows have a negative count in column {count!r}")

@@ -95,7 +95,7 @@ def weights_frame(pairs: Any, mechanism: str, max_items: int, key: int) -> Any:
     from pyspark.sql import functions as F
 
     norm = MECHANISMS[mechanism][0]
-    capped = ranked_pairs(pairs, key).where(F.col("r") < max_items)
+    capped = ranked_pairs(pairs, key, limit=max_items)
     if norm is None:
         contribution = F.lit(1.0)
     else:  # |W|^(−1/p) from a NumPy table, so each term equals the local one bit for bit
@@ -170,7 +170,7 @@ def set_union(
         _, noise, description = MECHANISMS[mechanism]
         scale, rho = _scale_threshold(mechanism, eps, dlt, delta0)
         sampling_key, noise_key = release_keys(rng)
-        pairs = prepare_pairs(data, person, item, None, drop_nulls)
+        pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
         weights = weights_frame(pairs, mechanism, delta0, int(sampling_key))
         released = _released(weights, noise_key, noise, scale, rho)
     labels = sorted_labels(pairs, "i", "item labels")

@@ -45,7 +45,7 @@ def sips_rounds(
     sampling_rng, noise_rng = spawn(rng, 2)
     sampling_keys = [_root_key(g) for g in spawn(sampling_rng, shares.size)]
     noise_keys = [release_key(g) for g in spawn(noise_rng, shares.size)]
-    pairs = prepare_pairs(data, person, item, None, drop_nulls).cache()
+    pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False).cache()
     remaining = pairs
     released_all: list[np.ndarray] = []
     info: list[SetUnionRound] = []
