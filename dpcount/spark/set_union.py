@@ -7,11 +7,12 @@ on the executors and only the released labels (and, on request, the per-item wei
 driver — O(items) rows, nothing per pair.
 
 Available: ``count_laplace``, ``count_gaussian``, ``weighted_laplace``, ``weighted_gaussian``
-and ``dp_sips`` (basic weighting, :mod:`dpcount.spark.sips`).
+, ``max_adaptive_degree`` and ``dp_sips`` (basic weighting, :mod:`dpcount.spark.sips`).
 The policy mechanisms (``policy_laplace``, ``policy_gaussian``, ``greedy_policy``) are
 **sequential by nature** — each person's contribution depends on the weights left by everyone
 before them in a secret order — so they cannot run as one aggregation and are refused.
-``max_adaptive_degree`` (and DP-SIPS with its weighting) is not available on Spark yet.
+``max_adaptive_degree`` runs as a few joins and aggregations (:mod:`dpcount.spark.adaptive`);
+DP-SIPS with the adaptive weighting is not available on Spark yet.
 
 The same data and seed give the same capped sets as the local
 :func:`mechanisms.set_union._bounding.cap_contributions_keyed`, and per-item weights equal to
@@ -25,6 +26,7 @@ import numpy as np
 
 from dpcount.errors import InvalidParameterError
 from dpcount.spark._frames import as_numpy, collect, ranked_pairs
+from dpcount.spark.adaptive import mad_weights_frame
 from dpcount.spark.hashing import item_noise, release_key
 from dpcount.spark.ingest import prepare_pairs, sorted_labels
 from dpcount.spark.sips import sips_rounds
@@ -33,10 +35,10 @@ from matching.sampling import _root_key, label_keys
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
-from mechanisms.set_union._release import Noise
+from mechanisms.set_union._release import Noise, check_nonnegative
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
 
-__all__ = ["MECHANISMS", "SEQUENTIAL", "release_keys", "set_union"]
+__all__ = ["EXTRA", "MECHANISMS", "SEQUENTIAL", "release_keys", "set_union"]
 
 #: Mechanism → (norm of a person's contribution or None for counts, noise, paper reference).
 MECHANISMS: dict[str, tuple[int | None, Noise, str]] = {
@@ -45,6 +47,8 @@ MECHANISMS: dict[str, tuple[int | None, Noise, str]] = {
     "weighted_laplace": (1, "laplace", "weighted Laplace set union (Gopi et al. 2020, B.1)"),
     "weighted_gaussian": (2, "gaussian", "weighted Gaussian set union (Gopi et al. 2020, B.2)"),
 }
+#: Further mechanisms: multi-round (DP-SIPS, basic weighting) and adaptive weighting (MAD).
+EXTRA = ("dp_sips", "max_adaptive_degree")
 #: Mechanisms whose weighting is a sequential pass over the persons.
 SEQUENTIAL = ("policy_laplace", "policy_gaussian", "greedy_policy")
 
@@ -83,10 +87,10 @@ def _check_mechanism(mechanism: str) -> None:
             "before them) and cannot run on Spark; use weighted_gaussian or weighted_laplace, or "
             "collect the graph with dpcount.spark.read_pairs and run it locally"
         )
-    if mechanism not in MECHANISMS and mechanism != "dp_sips":
+    if mechanism not in MECHANISMS and mechanism not in EXTRA:
         raise InvalidParameterError(
             f"mechanism {mechanism!r} is not available on Spark; choose one of "
-            f"{[*MECHANISMS, 'dp_sips']}"
+            f"{[*MECHANISMS, *EXTRA]}"
         )
 
 
@@ -119,6 +123,8 @@ def set_union(
     return_weights: bool = False,
     sips_rounds_count: int = 3,
     sips_ratio: float = 0.3,
+    mad_d_max: int | None = None,
+    mad_tau_offset: float = 3.0,
 ) -> SetUnionResult:
     """A private set of items from pairs in Spark (Gopi et al. 2020), fully distributed.
 
@@ -129,8 +135,8 @@ def set_union(
     epsilon, delta, max_items
         ε, δ and Δ0, as in the local mechanisms.
     mechanism
-        One of :data:`MECHANISMS` or ``"dp_sips"`` (basic weighting); the sequential policies
-        are refused.
+        One of :data:`MECHANISMS` or :data:`EXTRA` (``dp_sips`` with basic weighting,
+        ``max_adaptive_degree``); the sequential policies are refused.
     rng
         ``None``: fresh secret keys for sampling and noise (the private default).  A seed
         reproduces a release, for research only.
@@ -139,6 +145,8 @@ def set_union(
         not for ``dp_sips``.
     sips_rounds_count, sips_ratio
         R and r of ``mechanism="dp_sips"``, as ``rounds`` / ``ratio`` of the local function.
+    mad_d_max, mad_tau_offset
+        ``d_max`` and ``tau_offset`` of ``mechanism="max_adaptive_degree"``.
 
     Returns
     -------
@@ -155,6 +163,7 @@ def set_union(
     delta0 = check_positive_int(max_items, "max_items")
     rounds: tuple[SetUnionRound, ...] = ()
     noise: Noise = "gaussian"
+    cutoff: float | None = None
     parameters: dict[str, Any] = {"engine": "spark"}
     if mechanism == "dp_sips":
         released, rounds, pairs = sips_rounds(
@@ -166,6 +175,18 @@ def set_union(
             "composition + novel-item union bound"
         )
         parameters |= {"rounds": len(rounds), "ratio": float(sips_ratio), "weighting": "basic"}
+    elif mechanism == "max_adaptive_degree":
+        dm = delta0 if mad_d_max is None else check_positive_int(mad_d_max, "d_max", maximum=delta0)
+        beta = check_nonnegative(mad_tau_offset, "tau_offset")
+        scale = thresholds.gaussian_sigma(eps, dlt / 2)  # as the local max_adaptive_degree
+        rho = thresholds.gaussian_threshold(scale, dlt, delta0)
+        cutoff = rho + beta * scale
+        sampling_key, noise_key = release_keys(rng)
+        pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
+        weights = mad_weights_frame(pairs, delta0, int(sampling_key), dm, cutoff)
+        released = _released(weights, noise_key, noise, scale, rho)
+        description = "adaptive-weighting set union (MAD-style, dpcount derivation)"
+        parameters |= {"d_max": dm, "tau_offset": beta}
     else:
         _, noise, description = MECHANISMS[mechanism]
         scale, rho = _scale_threshold(mechanism, eps, dlt, delta0)
@@ -176,7 +197,7 @@ def set_union(
     labels = sorted_labels(pairs, "i", "item labels")
     ids = np.searchsorted(labels, released).astype(np.int64)
     weight_vector = None
-    if return_weights and mechanism != "dp_sips":
+    if return_weights and mechanism != "dp_sips":  # weights was built by the one-round branch
         table = collect(weights)
         weight_vector = np.zeros(labels.size)
         weight_vector[np.searchsorted(labels, as_numpy(table, "i"))] = as_numpy(table, "w")
@@ -191,7 +212,7 @@ def set_union(
         noise=noise,
         scale=float(scale),
         threshold=float(rho),
-        cutoff=None,
+        cutoff=cutoff,
         parameters=parameters,
         privacy_loss=PrivacyLoss(eps, dlt, description),
         rounds=rounds,
