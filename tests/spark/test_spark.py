@@ -38,6 +38,14 @@ def _frame(spark: Any, persons: list[Any], items: list[Any]) -> Any:
     return spark.createDataFrame(pd.DataFrame({"u": persons, "w": items}))
 
 
+def _item_vector(weights: Any, graph: PersonItemGraph) -> np.ndarray:
+    """A Spark ``(i, w)`` frame as a vector over the graph's item ids (0 where absent)."""
+    table = weights.toPandas()
+    out = np.zeros(graph.n_items)
+    out[np.searchsorted(graph.item_labels, table["i"].to_numpy().astype(str))] = table["w"]
+    return out
+
+
 pairs_strategy = st.lists(
     st.tuples(st.integers(0, 12), st.sampled_from(["a", "b", "é", "Z", "ab", "x1", "∂", "b2"])),
     min_size=1,
@@ -66,9 +74,7 @@ def test_graph_weights_and_curve_equal_local(spark: Any, pairs: list, key: int, 
         ("count_laplace", count_weights(capped)),
         ("weighted_gaussian", basic_weights(capped, 2)),
     ]:
-        table = weights_frame(prepared, mechanism, ell, key).toPandas()
-        got = np.zeros(graph.n_items)
-        got[np.searchsorted(graph.item_labels, table["i"].to_numpy().astype(str))] = table["w"]
+        got = _item_vector(weights_frame(prepared, mechanism, ell, key), graph)
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
 
 
@@ -236,9 +242,7 @@ def test_mad_weights_equal_local(spark: Any) -> None:
         frame = mad_weights_frame(
             prepare_pairs(_frame(spark, persons, items), "u", "w"), 6, 11, d_max, tau
         )
-        table = frame.toPandas()
-        got = np.zeros(graph.n_items)
-        got[np.searchsorted(graph.item_labels, table["i"].to_numpy().astype(str))] = table["w"]
+        got = _item_vector(frame, graph)
         assert expected.max() > tau  # the truncation and rerouting are exercised
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-15)
     r = set_union(
