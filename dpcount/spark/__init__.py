@@ -1,6 +1,14 @@
-"""Run dpcount releases where the data lives: in Spark (extra ``spark``).
+"""Run dpcount releases where the data lives: in Spark (extra ``spark``; PySpark 4, Java 17).
 
-See :mod:`dpcount.spark.ingest`, :mod:`dpcount.spark.set_union` and :mod:`dpcount.spark.count`.
+* :func:`read_pairs` — validate, deduplicate and encode in Spark, collect the codes to a
+  :class:`~dpcount.PersonItemGraph` (below :data:`DRIVER_PAIR_LIMIT` pairs), for local solvers.
+* :func:`set_union` — the weight-and-threshold set unions, fully distributed; the sequential
+  policy mechanisms are refused.
+* :func:`distinct_count` — ``counting="sampling"`` distributed (one histogram to the driver);
+  ``"matching"`` / ``"greedy"`` collect the graph and run locally.
+
+Keyed hashes of labels (:mod:`dpcount.spark.hashing`) make a seeded Spark run reproduce the
+local one; without a seed every release draws fresh secret keys.
 """
 
 from dpcount.spark.count import distinct_count

@@ -1,4 +1,4 @@
-"""Set union on Spark: the one-round weight-and-threshold mechanisms, fully distributed.
+"""Set union on Spark: the weight-and-threshold mechanisms, fully distributed.
 
 Gopi et al. (2020), Algorithm 1 with the distributed choices of its Algorithm 2: each person
 keeps the Δ0 items of smallest keyed hash of (person, item) (:mod:`dpcount.spark.hashing`), adds
@@ -6,8 +6,8 @@ its contribution (1, 1/|W| or 1/√|W|) to each, Spark sums per item, noise keye
 on the executors and only the released labels (and, on request, the per-item weights) reach the
 driver — O(items) rows, nothing per pair.
 
-Available: ``count_laplace``, ``count_gaussian``, ``weighted_laplace``, ``weighted_gaussian``
-, ``max_adaptive_degree`` and ``dp_sips`` (basic weighting, :mod:`dpcount.spark.sips`).
+Available: ``count_laplace``, ``count_gaussian``, ``weighted_laplace``, ``weighted_gaussian``,
+``max_adaptive_degree`` and ``dp_sips`` (basic weighting, :mod:`dpcount.spark.sips`).
 The policy mechanisms (``policy_laplace``, ``policy_gaussian``, ``greedy_policy``) are
 **sequential by nature** — each person's contribution depends on the weights left by everyone
 before them in a secret order — so they cannot run as one aggregation and are refused.
