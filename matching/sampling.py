@@ -38,7 +38,14 @@ from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from matching._common import check_ell, effective_ell, fill_curve
 
-__all__ = ["label_keys", "pair_ranks", "sampling_assignment", "sampling_curve", "sampling_value"]
+__all__ = [
+    "keyed_pair_ranks",
+    "label_keys",
+    "pair_ranks",
+    "sampling_assignment",
+    "sampling_curve",
+    "sampling_value",
+]
 
 _GAMMA = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -157,11 +164,34 @@ def pair_ranks(graph: PersonItemGraph, rng: Any = None) -> np.ndarray:
     ([0, 1, 2], [0])
     """
     root = _root_key(rng)  # drawn first, so a bad rng is reported even for an empty graph
-    if graph.n_pairs == 0:
+    return keyed_pair_ranks(
+        graph.indptr, graph.indices, graph.person_labels, graph.item_labels, root
+    )
+
+
+def keyed_pair_ranks(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    person_labels: np.ndarray,
+    item_labels: np.ndarray,
+    key: np.uint64,
+) -> np.ndarray:
+    """Ranks of CSR pairs under the keyed hash ``mix(mix(key(person) ^ key) ^ key(item))``.
+
+    The hash depends on labels only, so a distributed engine computing it per pair (as
+    ``dpcount.spark`` does) gets the same ranks; ties (probability ~2⁻⁶⁴) go to the smaller id.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> keyed_pair_ranks(np.array([0, 2]), np.array([0, 1]), np.array(["p"]),
+    ...                  np.array(["a", "b"]), np.uint64(5)).tolist() in ([0, 1], [1, 0])
+    True
+    """
+    if indices.size == 0:
         return np.zeros(0, dtype=np.int64)
-    person_keys = _mix(label_keys(graph.person_labels) ^ root)
-    item_keys = label_keys(graph.item_labels)
-    return _ranks_kernel(graph.indptr, graph.indices, person_keys, item_keys)
+    person_keys = _mix(label_keys(person_labels) ^ np.uint64(key))
+    return _ranks_kernel(indptr, indices, person_keys, label_keys(item_labels))
 
 
 @njit(cache=True)

@@ -26,6 +26,7 @@ from ._common import (
     wrap,
 )
 from ._progress import progress
+from ._spark import add_engine_arguments, spark_count
 
 EPILOG = """\
 examples:
@@ -89,6 +90,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--json", action="store_true", help="print one JSON object instead of sentences"
     )
+    add_engine_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -96,16 +98,19 @@ def run(args: argparse.Namespace) -> int:
     """Read the data, run :func:`dp_distinct_count` and print the release."""
     source = source_from_args(args)
     show = show_progress(args)
-    graph = load_graph(source, show=show)
-    with progress("computing the private lower bound", enabled=show):
-        result = dp_distinct_count(
-            graph,
-            args.epsilon,
-            beta=args.beta,
-            ell_max=args.ell_max,
-            counting=args.counting,
-            rng=args.seed,
-        )
+    if args.engine == "spark":
+        result = spark_count(args, source)
+    else:
+        graph = load_graph(source, show=show)
+        with progress("computing the private lower bound", enabled=show):
+            result = dp_distinct_count(
+                graph,
+                args.epsilon,
+                beta=args.beta,
+                ell_max=args.ell_max,
+                counting=args.counting,
+                rng=args.seed,
+            )
     if args.json:
         print(json_text(result_json(result, source, args.seed)))
     else:

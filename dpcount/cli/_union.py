@@ -33,6 +33,7 @@ from ._common import (
     wrap,
 )
 from ._progress import progress
+from ._spark import add_engine_arguments, spark_union
 
 if TYPE_CHECKING:  # the set-union package loads its compiled kernels; import it when run
     from mechanisms.set_union import SetUnionResult
@@ -113,6 +114,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     output.add_argument(
         "--json", action="store_true", help="a JSON object: the summary and the items"
     )
+    add_engine_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -121,10 +123,15 @@ def run(args: argparse.Namespace) -> int:
     source = source_from_args(args)
     target = check_output_file(args.output, "--output") if args.output else None
     show = show_progress(args)
-    graph = load_graph(source, show=show)
-    mechanism = getattr(importlib.import_module("mechanisms.set_union"), args.algorithm)
-    with progress(f"running {args.algorithm}", enabled=show):
-        result = mechanism(graph, args.epsilon, args.delta, max_items=args.max_items, rng=args.seed)
+    if args.engine == "spark":
+        result = spark_union(args, source)
+    else:
+        graph = load_graph(source, show=show)
+        mechanism = getattr(importlib.import_module("mechanisms.set_union"), args.algorithm)
+        with progress(f"running {args.algorithm}", enabled=show):
+            result = mechanism(
+                graph, args.epsilon, args.delta, max_items=args.max_items, rng=args.seed
+            )
     if args.json:
         text = json_text(result_json(result, source, args.seed)) + "\n"
     else:

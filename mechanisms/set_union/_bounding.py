@@ -35,8 +35,15 @@ import numpy as np
 from numba import njit
 
 from dpcount.graph import PersonItemGraph
+from matching.sampling import keyed_pair_ranks
 
-__all__ = ["CappedSets", "cap_contributions", "random_order", "remove_items"]
+__all__ = [
+    "CappedSets",
+    "cap_contributions",
+    "cap_contributions_keyed",
+    "random_order",
+    "remove_items",
+]
 
 
 @dataclass(frozen=True)
@@ -115,6 +122,32 @@ def cap_contributions(sets: CappedSets, max_items: int, rng: np.random.Generator
     np.cumsum(np.minimum(degrees, max_items), out=indptr[1:])
     indices = _partial_shuffles(sets.indptr, sets.indices, indptr, offsets, max_items)
     return CappedSets(indptr, indices, sets.n_items)
+
+
+def cap_contributions_keyed(
+    sets: CappedSets, person_labels: np.ndarray, item_labels: np.ndarray, max_items: int, key: int
+) -> CappedSets:
+    """Keep each person's ``max_items`` items of smallest keyed hash of (person, item) labels.
+
+    The distributed form of Gopi et al. (2020), Algorithm 2's Δ0 sampling: for a secret
+    uniformly random 64-bit ``key`` each person's kept subset is a function of their own
+    labels alone, so neighbouring datasets differ only in the added person's subset, as the
+    proofs need.  The hash is :func:`matching.sampling.keyed_pair_ranks`, which
+    ``dpcount.spark`` evaluates per pair on executors with the same result.
+
+    Examples
+    --------
+    >>> sets = CappedSets.from_lists([[0, 1, 2, 3], [1]], n_items=4)
+    >>> labels = np.array(["a", "b", "c", "d"])
+    >>> capped = cap_contributions_keyed(sets, np.array(["p", "q"]), labels, 2, key=9)
+    >>> capped.degrees().tolist()
+    [2, 1]
+    """
+    ranks = keyed_pair_ranks(sets.indptr, sets.indices, person_labels, item_labels, np.uint64(key))
+    keep = ranks < max_items
+    indptr = np.zeros_like(sets.indptr)
+    np.cumsum(np.bincount(sets.person_of_pair()[keep], minlength=sets.n_persons), out=indptr[1:])
+    return CappedSets(indptr, sets.indices[keep], sets.n_items)
 
 
 @njit(cache=True)

@@ -1,0 +1,159 @@
+"""Spark local[2] against the local path: weighted Gaussian set union and the sampling count.
+
+Generates reddit-like pairs (7.1M at scale 1, 71M at scale 10) as Parquet, then times, in one
+run, the whole job from the file on each engine: the local path reads with
+:func:`dpcount.io.read_pairs` and runs the numba kernels; Spark (``local[2]``) runs
+:func:`dpcount.spark.set_union` / :func:`dpcount.spark.distinct_count` from the same file.
+Reports seconds, the Spark/local ratio, the growth exponent between the two sizes and the
+driver's peak RSS (the Spark JVM's memory is not included).
+
+Targets: ratio ≤ 10 at 7.1M pairs, growth exponent ≤ 1.1 from 7.1M to 71M.
+
+Usage: ``python -m benchmarks.spark [--smoke] [--out DIR] [--data-dir DIR]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import resource
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from benchmarks._common import machine, markdown_table, write_result
+from dpcount.datasets import reddit_like
+
+EPSILON, DELTA, MAX_ITEMS, ELL_MAX = 1.0, 1e-6, 100, 100
+
+
+def write_parquet(scale: float, path: Path) -> int:
+    """Reddit-like pairs at ``scale`` as a Parquet file of int64 (person, item); pair count."""
+    graph = reddit_like(scale=scale, seed=0)
+    persons, items = graph.pairs()
+    table = pa.table(
+        {
+            "person": np.asarray(graph.person_labels)[persons].astype(np.int64),
+            "item": np.asarray(graph.item_labels)[items].astype(np.int64),
+        }
+    )
+    pq.write_table(table, path, row_group_size=1 << 20)
+    return int(graph.n_pairs)
+
+
+def timed(fn: Callable[[], Any]) -> float:
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def local_jobs(path: Path) -> dict[str, float]:
+    """Seconds of each local job, each from the file (read + release)."""
+    from dpcount.io import read_pairs
+    from mechanisms import dp_distinct_count
+    from mechanisms.set_union import weighted_gaussian
+
+    def union() -> None:
+        weighted_gaussian(read_pairs(str(path)), EPSILON, DELTA, max_items=MAX_ITEMS, rng=1)
+
+    def count() -> None:
+        dp_distinct_count(read_pairs(str(path)), EPSILON, ell_max=ELL_MAX, counting="sampling")
+
+    union()  # compile the kernels outside the timing
+    return {"union": timed(union), "count": timed(count)}
+
+
+def spark_jobs(path: Path) -> dict[str, float]:
+    """Seconds of each Spark job, each from the file."""
+    from dpcount.spark import distinct_count, set_union
+
+    def union() -> None:
+        set_union(str(path), "person", "item", epsilon=EPSILON, delta=DELTA, max_items=MAX_ITEMS)
+
+    def count() -> None:
+        distinct_count(str(path), "person", "item", EPSILON, ell_max=ELL_MAX)
+
+    return {"union": timed(union), "count": timed(count)}
+
+
+def start_spark(master: str) -> tuple[Any, bool]:
+    """The session (created here unless one is active) and whether this call created it."""
+    from pyspark.sql import SparkSession
+
+    created = SparkSession.getActiveSession() is None
+
+    warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
+    spark = (
+        SparkSession.builder.master(master)
+        .appName("dpcount-benchmark")
+        .config("spark.driver.memory", "6g")
+        .config("spark.sql.shuffle.partitions", "8")
+        .config("spark.ui.enabled", "false")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("ERROR")
+    spark.range(10).count()  # JVM start-up outside the timings
+    return spark, created
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, for the smoke test")
+    parser.add_argument("--out", type=Path, default=None, help="results directory")
+    parser.add_argument("--data-dir", type=Path, default=None, help="where to write Parquet")
+    parser.add_argument("--master", default="local[2]")
+    args = parser.parse_args(argv)
+    scales = (0.002, 0.02) if args.smoke else (1.0, 10.0)
+    spark, created = start_spark(args.master)
+    rows, sizes, spark_times = [], [], []
+    with tempfile.TemporaryDirectory(dir=args.data_dir) as tmp:
+        for scale in scales:
+            path = Path(tmp) / f"reddit_like_{scale:g}.parquet"
+            n_pairs = write_parquet(scale, path)
+            local, distributed = local_jobs(path), spark_jobs(path)
+            sizes.append(n_pairs)
+            spark_times.append(distributed)
+            for job in ("union", "count"):
+                ratio = distributed[job] / local[job]
+                rows.append([f"{n_pairs:,}", job, local[job], distributed[job], ratio])
+            print(rows[-2], rows[-1], flush=True)
+    if created:
+        spark.stop()
+    growth = {
+        job: math.log(spark_times[1][job] / spark_times[0][job]) / math.log(sizes[1] / sizes[0])
+        for job in ("union", "count")
+    }
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    text = "\n".join(
+        [
+            "# Spark engine vs local path",
+            "",
+            f"Machine: {machine()}; Spark master {args.master}, driver memory 6g.  The machine is "
+            "shared with other jobs, so absolute seconds are noisy; ratios are from one run.",
+            "",
+            "union = weighted Gaussian set union (Δ0 = 100); count = distinct count with "
+            "counting='sampling' (ℓ_max = 100).  Both from the Parquet file (read included).",
+            "",
+            markdown_table(["pairs", "job", "local s", "spark s", "spark/local"], rows),
+            "",
+            f"Growth exponent of Spark time from {sizes[0]:,} to {sizes[1]:,} pairs: "
+            f"union {growth['union']:.3f}, count {growth['count']:.3f} (target ≤ 1.1).",
+            "",
+            f"Driver peak RSS (this Python process, incl. the local path): {rss:,.0f} MiB.",
+            "",
+        ]
+    )
+    print(text)
+    write_result("spark.md", text, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

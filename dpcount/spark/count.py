@@ -1,0 +1,137 @@
+"""The person-level distinct count on Spark (Knop & Steinke 2023, Algorithm 1 + GEM).
+
+``counting="sampling"`` runs distributed: each person ranks its items by the keyed pair hash
+(:mod:`dpcount.spark.hashing`); an item is counted at ℓ when its smallest rank over its holders
+is below ℓ, so the whole curve is the cumulative histogram of per-item minimum ranks (§4.2,
+counting option 1).  Only that histogram — at most ℓ_max + 1 rows — reaches the driver, where
+GEM and the Laplace release run through
+:func:`mechanisms.distinct_count.dp_distinct_count_from_curve`.
+With the same seed the curve, and hence the release, equals the local ``counting="sampling"``.
+
+``counting="matching"`` / ``"greedy"`` need the whole graph: it is encoded in Spark and
+collected (:func:`dpcount.spark.read_pairs`, refused above its pair limit), then solved locally.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dpcount.spark._frames import as_numpy, collect, explode_ranks, ranked_pairs
+from dpcount.spark.ingest import DRIVER_PAIR_LIMIT, prepare_pairs, read_pairs
+from matching.sampling import _root_key
+from mechanisms._rng import RNGLike, spawn
+from mechanisms.distinct_count import (
+    Counting,
+    DistinctCountResult,
+    SelectionRule,
+    _check_parameters,
+    curve_length,
+    dp_distinct_count,
+    dp_distinct_count_from_curve,
+)
+from mechanisms.noise import NoiseMode
+
+__all__ = ["distinct_count", "sampling_curve"]
+
+
+def _degrees(per_person: Any) -> np.ndarray:
+    """Every person's degree, rebuilt from the degree histogram (O(max degree) rows)."""
+    from pyspark.sql import functions as F
+
+    hist = collect(per_person.groupBy(F.size("s").alias("d")).count())
+    return np.repeat(as_numpy(hist, "d").astype(np.int64), as_numpy(hist, "count"))
+
+
+def sampling_curve(pairs: Any, ell_max: int, key: int, *, per_person: Any = None) -> np.ndarray:
+    """The nested-sampling curve for ℓ = 1..ℓ_max from validated pairs (``p``, ``i``).
+
+    Equals :func:`matching.sampling.sampling_curve` on the same data with the same key: an
+    item with smallest rank b over its holders is counted for every ℓ > b (Knop & Steinke
+    2023, §4.2), so the curve is the cumulative histogram of b.  ``per_person`` reuses a
+    ``ranked_pairs(..., grouped=True)`` frame of the same key.
+    """
+    from pyspark.sql import functions as F
+
+    grouped = ranked_pairs(pairs, key, grouped=True) if per_person is None else per_person
+    best = explode_ranks(grouped, ell_max).groupBy("i").agg(F.min("r").alias("b"))
+    hist = collect(best.groupBy("b").count())
+    counts = np.zeros(ell_max, dtype=np.int64)
+    counts[as_numpy(hist, "b").astype(np.int64)] = as_numpy(hist, "count")
+    return np.cumsum(counts)
+
+
+def distinct_count(
+    data: Any,
+    person: str,
+    item: str,
+    epsilon: float,
+    beta: float = 0.05,
+    ell_max: int = 100,
+    *,
+    counting: Counting = "sampling",
+    selection: SelectionRule = "gem",
+    noise: NoiseMode = "exact",
+    rng: RNGLike = None,
+    drop_nulls: bool = False,
+    max_pairs: int = DRIVER_PAIR_LIMIT,
+    diagnostics: bool = False,
+) -> DistinctCountResult:
+    """:func:`mechanisms.dp_distinct_count` on pairs held in Spark.
+
+    Parameters
+    ----------
+    data, person, item, drop_nulls
+        As in :func:`dpcount.spark.read_pairs`.
+    epsilon, beta, ell_max, selection, noise, diagnostics
+        As in :func:`mechanisms.dp_distinct_count`.
+    counting
+        ``"sampling"`` (distributed) or ``"matching"`` / ``"greedy"`` (collected, local).
+    rng
+        As in the local function; the same seed gives the same release as the local path.
+    max_pairs
+        Driver limit for ``"matching"`` / ``"greedy"`` (see :func:`dpcount.spark.read_pairs`).
+
+    Returns
+    -------
+    DistinctCountResult
+    """
+    eps, b, ell_max = _check_parameters(epsilon, beta, ell_max, counting, selection, noise)
+    if counting != "sampling":
+        graph = read_pairs(data, person, item, None, drop_nulls, max_pairs=max_pairs)
+        return dp_distinct_count(
+            graph,
+            eps,
+            b,
+            ell_max,
+            counting=counting,
+            selection=selection,
+            noise=noise,
+            rng=rng,
+            diagnostics=diagnostics,
+        )
+    # The local function's stream layout, so one seed gives the same release on both paths.
+    selection_rng, noise_rng, curve_rng = spawn(rng, 3)
+    key = _root_key(curve_rng)
+    pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
+    per_person = ranked_pairs(pairs, int(key), grouped=True).cache()
+    try:
+        degrees = _degrees(per_person)
+        length = curve_length(degrees, ell_max, selection)
+        curve = sampling_curve(pairs, length, int(key), per_person=per_person)
+    finally:
+        per_person.unpersist()
+    return dp_distinct_count_from_curve(
+        curve,
+        degrees,
+        eps,
+        b,
+        ell_max,
+        counting="sampling",
+        selection=selection,
+        noise=noise,
+        selection_rng=selection_rng,
+        noise_rng=noise_rng,
+        diagnostics=diagnostics,
+    )
