@@ -54,10 +54,11 @@ def main(argv: list[str] | None = None) -> int:
     epsilon, beta, k, ell_max = 1.0, 0.05, 3, 30
     triples = forum_triples(scale, n_forums, seed=0)
     forums = list(range(n_forums))
-    truth = {g: len({i for _, gg, i in triples if gg == g}) for g in forums}
+    truth: dict[object, int] = {g: len({i for _, gg, i in triples if gg == g}) for g in forums}
     rows = []
     for counting in ("matching", "sampling"):
-        errors, covered, seconds = [], 0, 0.0
+        errors: list[float] = []
+        covered, seconds = 0, 0.0
         for run in range(runs):
             start = time.perf_counter()
             table = grouped_distinct_count(
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
             seconds += time.perf_counter() - start
             for r in table.rows:
                 errors.append(abs(truth[r.group] - r.estimate) / max(1, truth[r.group]))
-                covered += r.estimate <= truth[r.group]
+                covered += int(r.estimate <= truth[r.group])
         rows.append(
             [counting, float(np.median(errors)), covered / (runs * n_forums), seconds / runs]
         )
