@@ -29,6 +29,10 @@ from mechanisms.distinct_count import (
     dp_distinct_count_from_curve,
 )
 from mechanisms.gem import gem, gem_normalized_scores, gem_probabilities
+from mechanisms.grouped_distinct_count import (
+    GroupedDistinctCountResult,
+    grouped_distinct_count,
+)
 from mechanisms.laplace import LaplaceRelease, laplace_lower_bound
 from mechanisms.r2t import R2TResult, r2t
 from mechanisms.selection import exponential_mechanism, permute_and_flip
@@ -47,6 +51,7 @@ from mechanisms.shifted_inverse import ShiftedInverseResult, shifted_inverse
 
 __all__ = [
     "DistinctCountResult",
+    "GroupedDistinctCountResult",
     "LaplaceRelease",
     "PrivacyAccountant",
     "PrivacyLoss",
@@ -65,6 +70,7 @@ __all__ = [
     "gem",
     "gem_normalized_scores",
     "gem_probabilities",
+    "grouped_distinct_count",
     "laplace_lower_bound",
     "max_adaptive_degree",
     "permute_and_flip",
