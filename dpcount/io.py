@@ -625,21 +625,23 @@ class _Session:
         if n_invalid and not drop_nulls:
             parts = [f"{n} in {col!r}" for col, n in zip(invalid, per_column, strict=True) if n]
             raise DataError(
-                f"{n_invalid} of {total} rows have a null, empty or NaN id ({', '.join(parts)}; "
-                f"first in data row {int(first_bad or 0) + 1}); fill or remove them, or pass "
-                "drop_nulls=True to skip those rows",
+                f"{n_invalid} of {total} rows (not private) have a null, empty or NaN id "
+                f"({', '.join(parts)}; first in data row {int(first_bad or 0) + 1}); "
+                "fill or remove them, or pass drop_nulls=True to skip those rows",
                 source=self.source.name,
             )
         if not n_invalid:
             return raw
         warnings.warn(
-            f"{self.source.name}: dropped {n_invalid} of {total} rows with a null, empty or NaN id",
+            f"{self.source.name}: dropped {n_invalid} of {total} rows (not private) with a null, "
+            "empty or NaN id",
             DroppedRowsWarning,
             stacklevel=3,
         )
         if n_invalid == total:
             raise DataError(
-                f"no rows left after dropping {n_invalid} rows with null, empty or NaN ids",
+                f"no rows left after dropping {n_invalid} rows (not private) with null, "
+                "empty or NaN ids",
                 source=self.source.name,
             )
         return self.table("valid", f"SELECT * FROM {raw} WHERE NOT ({any_invalid})", kind="VIEW")
@@ -649,7 +651,8 @@ class _Session:
         assert row is not None
         if row[0]:
             raise DataError(
-                f"count column {count!r} has {row[0]} negative values; counts must be >= 0",
+                f"count column {count!r} has {row[0]} negative values (not private); "
+                "counts must be >= 0",
                 source=self.source.name,
             )
 
