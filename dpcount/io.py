@@ -403,6 +403,16 @@ class _Source:
     relation: str
     name: str
     path: str | None = None
+    csv_header: bool = False  # a CSV/TSV file whose first line is taken as the column names
+
+
+def _looks_like_data(name: str) -> bool:
+    """Whether a header field reads as a value (a number or an ISO date), not a column name."""
+    try:
+        float(name)
+    except ValueError:
+        return bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", name))
+    return True
 
 
 def _resolve_source(
@@ -440,6 +450,7 @@ def _resolve_source(
         relation=_reader_sql(path, fmt, delimiter, header, encoding, column_types),
         name=path,
         path=path,
+        csv_header=header and fmt in ("csv", "tsv"),
     )
 
 
@@ -595,6 +606,11 @@ class _Session:
             hint = ""
             if len(types) == 1 and self.source.path is not None:
                 hint = " (a single column: is the delimiter or the format right?)"
+            elif self.source.csv_header and any(map(_looks_like_data, types)):
+                hint = (
+                    "; the first row looks like data, not a header: pass header=False "
+                    "(CLI: --no-header --columns NAME,NAME,...)"
+                )
             raise DataError(
                 f"{' and '.join(missing)} not found; available columns: {list(types)}{hint}",
                 source=self.source.name,

@@ -563,3 +563,12 @@ def test_write_errors(tmp_path):
     with pytest.raises(DataError, match="does not exist"):
         write_pairs(g, tmp_path / "missing" / "g.csv")
     assert write_pairs(g, tmp_path / "g.dat", format="csv").read_text() == "person,item\na,x\n"
+
+
+def test_headerless_numeric_file_says_first_row_looks_like_data(tmp_path):
+    path = tmp_path / "bare.csv"
+    path.write_text("1,10\n2,20\n")
+    with pytest.raises(DataError, match=r"first row looks like data.*header=False"):
+        read_pairs(path)
+    g = read_pairs(path, "column0", "column1", header=False)
+    assert g.person_labels.tolist() == [1, 2]  # the first row is kept
