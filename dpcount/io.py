@@ -403,6 +403,16 @@ class _Source:
     relation: str
     name: str
     path: str | None = None
+    csv_header: bool = False  # a CSV/TSV file whose first line is taken as the column names
+
+
+def _looks_like_data(name: str) -> bool:
+    """Whether a header field reads as a value (a number or an ISO date), not a column name."""
+    try:
+        float(name)
+    except ValueError:
+        return bool(re.fullmatch(r"\d{4}-\d{2}-\d{2}.*", name))
+    return True
 
 
 def _resolve_source(
@@ -440,6 +450,7 @@ def _resolve_source(
         relation=_reader_sql(path, fmt, delimiter, header, encoding, column_types),
         name=path,
         path=path,
+        csv_header=header and fmt in ("csv", "tsv"),
     )
 
 
@@ -595,6 +606,11 @@ class _Session:
             hint = ""
             if len(types) == 1 and self.source.path is not None:
                 hint = " (a single column: is the delimiter or the format right?)"
+            elif self.source.csv_header and any(map(_looks_like_data, types)):
+                hint = (
+                    "; the first row looks like data, not a header: pass header=False "
+                    "(CLI: --no-header --columns NAME,NAME,...)"
+                )
             raise DataError(
                 f"{' and '.join(missing)} not found; available columns: {list(types)}{hint}",
                 source=self.source.name,
@@ -625,21 +641,23 @@ class _Session:
         if n_invalid and not drop_nulls:
             parts = [f"{n} in {col!r}" for col, n in zip(invalid, per_column, strict=True) if n]
             raise DataError(
-                f"{n_invalid} of {total} rows have a null, empty or NaN id ({', '.join(parts)}; "
-                f"first in data row {int(first_bad or 0) + 1}); fill or remove them, or pass "
-                "drop_nulls=True to skip those rows",
+                f"{n_invalid} of {total} rows (not private) have a null, empty or NaN id "
+                f"({', '.join(parts)}; first in data row {int(first_bad or 0) + 1}); "
+                "fill or remove them, or pass drop_nulls=True to skip those rows",
                 source=self.source.name,
             )
         if not n_invalid:
             return raw
         warnings.warn(
-            f"{self.source.name}: dropped {n_invalid} of {total} rows with a null, empty or NaN id",
+            f"{self.source.name}: dropped {n_invalid} of {total} rows (not private) with a null, "
+            "empty or NaN id",
             DroppedRowsWarning,
             stacklevel=3,
         )
         if n_invalid == total:
             raise DataError(
-                f"no rows left after dropping {n_invalid} rows with null, empty or NaN ids",
+                f"no rows left after dropping {n_invalid} rows (not private) with null, "
+                "empty or NaN ids",
                 source=self.source.name,
             )
         return self.table("valid", f"SELECT * FROM {raw} WHERE NOT ({any_invalid})", kind="VIEW")
@@ -649,7 +667,8 @@ class _Session:
         assert row is not None
         if row[0]:
             raise DataError(
-                f"count column {count!r} has {row[0]} negative values; counts must be >= 0",
+                f"count column {count!r} has {row[0]} negative values (not private); "
+                "counts must be >= 0",
                 source=self.source.name,
             )
 

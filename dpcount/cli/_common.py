@@ -143,6 +143,9 @@ class Source:
     scale: float = 1.0
     data_seed: int = 0
     cache_dir: str | None = None
+    header: bool = True
+    delimiter: str | None = None
+    encoding: str = "utf-8"
 
     def describe(self) -> str:
         """A short name for messages: the file, ``SQL query`` or the data set."""
@@ -198,6 +201,27 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         help="drop rows with null or empty ids (with a warning) instead of failing",
     )
     group.add_argument(
+        "--no-header",
+        action="store_true",
+        help="FILE (CSV/TSV) has no header line; its columns are column0, column1, ... or the "
+        "names given with --columns",
+    )
+    group.add_argument(
+        "--columns",
+        metavar="A,B,...",
+        help="with --no-header: names of the columns of FILE, in order, for --person/--item",
+    )
+    group.add_argument(
+        "--delimiter",
+        metavar="CHAR",
+        help="field separator of a CSV/TSV FILE (default: ',' for CSV, a tab for TSV)",
+    )
+    group.add_argument(
+        "--encoding",
+        choices=("utf-8", "utf-16", "latin-1"),
+        help="encoding of a CSV/TSV FILE (default: utf-8)",
+    )
+    group.add_argument(
         "--scale",
         type=_positive_float,
         metavar="S",
@@ -243,7 +267,7 @@ def source_from_args(args: argparse.Namespace) -> Source:
         )
     kind = given[0]
     if kind == "dataset":
-        misplaced = _given(args, ("person", "item", "format", "drop_nulls"))
+        misplaced = _given(args, ("person", "item", "format", "drop_nulls", *_FILE_ONLY))
         if misplaced:
             raise UserError(
                 f"{_flag(misplaced[0])} applies to a FILE or --sql; the columns of --dataset "
@@ -259,16 +283,43 @@ def source_from_args(args: argparse.Namespace) -> Source:
     misplaced = _given(args, ("scale", "data_seed", "cache_dir"))
     if misplaced:
         raise UserError(f"{_flag(misplaced[0])} applies to --dataset only")
-    if kind == "sql" and args.format is not None:
-        raise UserError("--format applies to a FILE; a --sql query reads its own files")
+    misplaced = _given(args, ("format", *_FILE_ONLY)) if kind == "sql" else []
+    if misplaced:
+        raise UserError(
+            f"{_flag(misplaced[0])} applies to a FILE; a --sql query reads its own files"
+        )
+    person, item = _column_names(args)
     return Source(
         "file" if kind == "path" else "sql",
         args.path if kind == "path" else args.sql,
-        person=args.person or "person",
-        item=args.item or "item",
+        person=person,
+        item=item,
         format=args.format,
         drop_nulls=args.drop_nulls,
+        header=not args.no_header,
+        delimiter=args.delimiter,
+        encoding=args.encoding or "utf-8",
     )
+
+
+_FILE_ONLY = ("no_header", "columns", "delimiter", "encoding")
+
+
+def _column_names(args: argparse.Namespace) -> tuple[str, str]:
+    """The person and item columns to read: names from ``--columns`` become ``columnN``."""
+    person, item = args.person or "person", args.item or "item"
+    if args.columns is None:
+        return person, item
+    if not args.no_header:
+        raise UserError("--columns names the columns of a headerless FILE; add --no-header")
+    names = [name.strip() for name in args.columns.split(",")]
+    if "" in names or len(set(names)) != len(names):
+        raise UserError(f"--columns {args.columns!r}: give distinct, non-empty names")
+    positions = {name: f"column{k}" for k, name in enumerate(names)}
+    for flag, name in (("--person", person), ("--item", item)):
+        if name not in positions:
+            raise UserError(f"{flag} {name!r} is not among --columns {args.columns!r}")
+    return positions[person], positions[item]
 
 
 def load_graph(source: Source, *, show: bool) -> PersonItemGraph:
@@ -293,6 +344,9 @@ def load_graph(source: Source, *, show: bool) -> PersonItemGraph:
             sql=source.value if source.kind == "sql" else None,
             format=source.format,
             drop_nulls=source.drop_nulls,
+            header=source.header,
+            delimiter=source.delimiter,
+            encoding=source.encoding,
         )
 
 

@@ -290,6 +290,22 @@ def test_console_script_smoke():
     assert result.returncode == 2 and "Traceback" not in result.stderr
 
 
+def test_python_dash_m_dpcount():
+    root = str(Path(dpcount.__file__).resolve().parents[1])
+    env = os.environ | {
+        "PYTHONPATH": os.pathsep.join(filter(None, [root, os.environ.get("PYTHONPATH")]))
+    }
+    result = subprocess.run(
+        [sys.executable, "-m", "dpcount", "--version"],
+        capture_output=True,
+        text=True,
+        check=False,
+        env=env,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == f"dpcount {dpcount.__version__}"
+
+
 def test_console_script_count_fashion_like():
     result = _run("count", "--dataset", "fashion-like", "--seed", "6", "--json")
     assert result.returncode == 0, result.stderr

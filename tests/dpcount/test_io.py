@@ -196,7 +196,7 @@ def test_counts_column_sums_duplicates(tmp_path):
 
 def test_counts_must_be_non_negative_integers(tmp_path):
     neg = _write_csv(tmp_path / "neg.csv", [("a", "x", -1)], header=("person", "item", "n"))
-    with pytest.raises(DataError, match="1 negative"):
+    with pytest.raises(DataError, match=r"1 negative values \(not private\)"):
         read_pairs(neg, count="n")
     frac = _write_csv(tmp_path / "frac.csv", [("a", "x", 1.5)], header=("person", "item", "n"))
     with pytest.raises(DataError, match="expected an integer type"):
@@ -297,7 +297,8 @@ def test_nulls_and_empty_ids_are_errors(tmp_path):
     with pytest.raises(DataError) as info:
         read_pairs(path)
     message = str(info.value)
-    assert "3 of 5 rows" in message and "1 in 'person'" in message and "2 in 'item'" in message
+    assert "3 of 5 rows (not private)" in message
+    assert "1 in 'person'" in message and "2 in 'item'" in message
     assert "first in data row 2" in message and "drop_nulls=True" in message
     assert info.value.source == str(path)
 
@@ -305,7 +306,7 @@ def test_nulls_and_empty_ids_are_errors(tmp_path):
 def test_drop_nulls_drops_and_warns(tmp_path):
     path = tmp_path / "nulls.csv"
     path.write_text("person,item\na,x\n,y\nb,\nd,z\n")
-    with pytest.warns(DroppedRowsWarning, match="dropped 2 of 4 rows") as record:
+    with pytest.warns(DroppedRowsWarning, match=r"dropped 2 of 4 rows \(not private\)") as record:
         g = read_pairs(path, drop_nulls=True)
     assert record[0].filename == __file__  # the warning points at the caller
     assert g == PersonItemGraph.from_pairs(["a", "d"], ["x", "z"])
@@ -335,7 +336,10 @@ def test_nan_ids_and_null_counts(tmp_path):
 def test_all_rows_dropped(tmp_path):
     path = tmp_path / "allnull.csv"
     path.write_text("person,item\n,x\n")
-    with pytest.warns(DroppedRowsWarning), pytest.raises(DataError, match="no rows left"):
+    with (
+        pytest.warns(DroppedRowsWarning),
+        pytest.raises(DataError, match=r"no rows left after dropping 1 rows \(not private\)"),
+    ):
         read_pairs(path, drop_nulls=True)
 
 
@@ -559,3 +563,12 @@ def test_write_errors(tmp_path):
     with pytest.raises(DataError, match="does not exist"):
         write_pairs(g, tmp_path / "missing" / "g.csv")
     assert write_pairs(g, tmp_path / "g.dat", format="csv").read_text() == "person,item\na,x\n"
+
+
+def test_headerless_numeric_file_says_first_row_looks_like_data(tmp_path):
+    path = tmp_path / "bare.csv"
+    path.write_text("1,10\n2,20\n")
+    with pytest.raises(DataError, match=r"first row looks like data.*header=False"):
+        read_pairs(path)
+    g = read_pairs(path, "column0", "column1", header=False)
+    assert g.person_labels.tolist() == [1, 2]  # the first row is kept

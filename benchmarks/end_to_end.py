@@ -1,0 +1,238 @@
+"""End to end: a file of person–item pairs to a private bound, against DuckDB's COUNT DISTINCT.
+
+For each generated file (Parquet and CSV; integer and string ids) one run measures, each in a
+fresh subprocess so that its peak RSS is its own:
+
+(a) DuckDB ``SELECT count(DISTINCT item), count(DISTINCT person) FROM file``;
+(b) ``dpcount.read_pairs`` + ``mechanisms.dp_distinct_count`` (ε = 1) in Python;
+(c) the CLI ``python -m dpcount count FILE --epsilon 1`` as a subprocess.
+
+(a) and (b) report the seconds of the work inside the process (imports excluded); (c) reports
+wall seconds of the whole command.  The ratio (b)/(a) is the figure of merit: the machine may be
+shared, but both run in the same session.  Also reported: the sort floor on the item ids
+(``np.unique`` against ``np.sort`` + a neighbour mask, so that a NumPy change that moves it is
+seen) and the first-call time of ``python -m dpcount count --dataset fashion-like --epsilon 1``
+with ``NUMBA_CACHE_DIR`` pointing at a fresh directory.
+
+The data follow the Reddit-like preset's law (``dpcount.datasets.load("reddit-like", scale=s)``;
+scale 1 is about 7 million pairs).  Larger sizes are written in chunks of at most scale 10, each
+chunk its own Parquet file with its own persons (labels offset per chunk) and the shared item
+vocabulary, so generation needs memory for one chunk only; the files are read as a glob.
+
+Run ``python -m benchmarks.end_to_end`` (7.1M and 71M pairs), ``--smoke`` for a seconds-long
+version, ``--pairs N`` for one size (beyond one chunk, about 70M pairs, e.g. ``1e9``: Parquet
+only, (a) and (b)), ``--out DIR`` to write elsewhere.  Data go to a temporary directory that
+is removed at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks._common import machine, markdown_table, write_result
+from dpcount import datasets
+
+RESULT_NAME = "end_to_end.md"
+PAIRS_AT_SCALE_1 = 6.95e6  # reddit-like at scale 1 (measured: 69,489 pairs at scale 0.01)
+CHUNK_SCALE = 10.0
+ROOT = Path(__file__).resolve().parents[1]
+
+_DUCKDB = """
+import duckdb, json, sys, time
+con = duckdb.connect()
+start = time.perf_counter()
+con.execute("SELECT count(DISTINCT item), count(DISTINCT person) FROM " + sys.argv[1]).fetchall()
+print(json.dumps({"seconds": time.perf_counter() - start}))
+"""
+
+_DPCOUNT = """
+import json, sys, time
+from dpcount import read_pairs
+from mechanisms.distinct_count import dp_distinct_count
+start = time.perf_counter()
+graph = read_pairs(sys.argv[1])
+read = time.perf_counter() - start
+result = dp_distinct_count(graph, 1.0, rng=1)
+print(json.dumps({"seconds": time.perf_counter() - start, "read": read}))
+"""
+
+
+def _measure(argv: Sequence[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+    """Run ``argv`` under ``/usr/bin/time -v``: wall seconds, peak RSS (MB) and its JSON line."""
+    environment = os.environ | {"PYTHONPATH": str(ROOT)} | (env or {})
+    start = time.perf_counter()
+    done = subprocess.run(
+        ["/usr/bin/time", "-v", *argv], capture_output=True, text=True, env=environment
+    )
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f"{argv[:3]} failed: {done.stderr.strip().splitlines()[-5:]}")
+    rss_kb = next(
+        int(line.split(":")[1]) for line in done.stderr.splitlines() if "Maximum resident" in line
+    )
+    doc: dict[str, Any] = {"wall": wall, "rss_mb": rss_kb / 1024}
+    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
+    if lines:
+        doc |= json.loads(lines[-1])
+    return doc
+
+
+def generate(directory: Path, pairs: float, seed: int = 0) -> dict[str, Path]:
+    """Write Parquet (integer ids) chunks of ``pairs`` pairs, then the string/CSV variants."""
+    import duckdb
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    int_dir = directory / "int_parquet"
+    int_dir.mkdir(parents=True)
+    total_scale = pairs / PAIRS_AT_SCALE_1
+    n_chunks = max(1, math.ceil(total_scale / CHUNK_SCALE))
+    offset = 0
+    for k in range(n_chunks):
+        graph = datasets.load("reddit-like", scale=total_scale / n_chunks, seed=seed + k)
+        persons = np.repeat(graph.person_labels.astype(np.int64) + offset, np.diff(graph.indptr))
+        items = graph.item_labels.astype(np.int64)[graph.indices]
+        pq.write_table(pa.table({"person": persons, "item": items}), int_dir / f"{k:05}.parquet")
+        offset += int(graph.person_labels.max()) + 1
+        del graph, persons, items
+    files = {"parquet, int ids": int_dir / "*.parquet"}
+    con = duckdb.connect()
+    source = f"read_parquet('{int_dir}/*.parquet')"
+    strings = f"SELECT 'u' || person::VARCHAR AS person, 'w' || item::VARCHAR AS item FROM {source}"
+    con.execute(f"COPY ({strings}) TO '{directory / 'str.parquet'}' (FORMAT parquet)")
+    files["parquet, string ids"] = directory / "str.parquet"
+    if n_chunks == 1:  # CSV at the sizes the table reports, not at a billion pairs
+        con.execute(f"COPY (SELECT * FROM {source}) TO '{directory / 'int.csv'}' (HEADER)")
+        con.execute(f"COPY ({strings}) TO '{directory / 'str.csv'}' (HEADER)")
+        files["csv, int ids"] = directory / "int.csv"
+        files["csv, string ids"] = directory / "str.csv"
+    return files
+
+
+def _duckdb_from(path: Path) -> str:
+    if path.suffix == ".csv":
+        return f"read_csv('{path}')"
+    return f"read_parquet('{path}')"
+
+
+def run_size(pairs: float, directory: Path) -> list[list[Any]]:
+    """Rows of the main table for one size: every file through (a), (b) and, when the data
+    fit one chunk, (c)."""
+    rows: list[list[Any]] = []
+    files = generate(directory, pairs)
+    cli = "csv, int ids" in files  # a single chunk: not the billion-pair mode
+    for label, path in files.items():
+        a = _measure([sys.executable, "-c", _DUCKDB, _duckdb_from(path)])
+        b = _measure([sys.executable, "-c", _DPCOUNT, str(path)])
+        c = (
+            _measure([sys.executable, "-m", "dpcount", "count", str(path), "--epsilon", "1"])
+            if cli
+            else {"wall": math.nan, "rss_mb": math.nan}
+        )
+        rows.append(
+            [
+                f"{pairs:.3g}",
+                label,
+                a["seconds"],
+                a["rss_mb"],
+                b["seconds"],
+                b["read"],
+                b["rss_mb"],
+                b["seconds"] / a["seconds"],
+                c["wall"],
+                c["rss_mb"],
+            ]
+        )
+    return rows
+
+
+def sort_floor(pairs: float) -> list[Any]:
+    """np.unique (hashing in NumPy ≥ 2.3) against np.sort + neighbour mask on the item ids."""
+    graph = datasets.load("reddit-like", scale=pairs / PAIRS_AT_SCALE_1, seed=0)
+    items = np.random.default_rng(0).permutation(graph.indices)
+    start = time.perf_counter()
+    by_unique = np.unique(items)
+    t_unique = time.perf_counter() - start
+    start = time.perf_counter()
+    ordered = np.sort(items)
+    keep = np.empty(ordered.size, dtype=bool)
+    keep[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=keep[1:])
+    by_sort = ordered[keep]
+    t_sort = time.perf_counter() - start
+    assert np.array_equal(by_unique, by_sort)
+    return [f"{items.size:,}", t_unique, t_sort, t_unique / t_sort, np.__version__]
+
+
+def first_call() -> dict[str, Any]:
+    """``python -m dpcount count --dataset fashion-like`` with an empty numba cache."""
+    with tempfile.TemporaryDirectory() as cache:
+        argv = [sys.executable, "-m", "dpcount", "count", "--dataset", "fashion-like"]
+        return _measure([*argv, "--epsilon", "1"], env={"NUMBA_CACHE_DIR": cache})
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes, seconds in all")
+    parser.add_argument("--pairs", type=float, help="one size only (e.g. 1e9)")
+    parser.add_argument("--out", type=Path, help="folder for end_to_end.md")
+    args = parser.parse_args(argv)
+    sizes = [2e4] if args.smoke else [args.pairs] if args.pairs else [7.1e6, 7.1e7]
+    rows: list[list[Any]] = []
+    for pairs in sizes:
+        with tempfile.TemporaryDirectory(prefix="dpcount-e2e-") as tmp:
+            size_rows = run_size(pairs, Path(tmp))
+        rows += size_rows
+        for row in size_rows:
+            print(" | ".join(str(x) for x in row), flush=True)
+    header = [
+        "pairs",
+        "file",
+        "(a) DuckDB s",
+        "(a) MB",
+        "(b) dpcount s",
+        "(b) of which read_pairs s",
+        "(b) MB",
+        "(b)/(a)",
+        "(c) CLI wall s",
+        "(c) MB",
+    ]
+    floor = sort_floor(sizes[0])
+    first = first_call()
+    text = "\n\n".join(
+        [
+            "# End to end: file to private bound, against DuckDB's COUNT DISTINCT",
+            f"Machine: {machine()} (shared with other jobs: compare ratios, not seconds). "
+            "Each measurement is a fresh subprocess; MB = its peak RSS (`/usr/bin/time -v`). "
+            "(a) and (b) time the work inside the process; (c) is the wall time of "
+            "`python -m dpcount count FILE --epsilon 1`.",
+            markdown_table(header, rows),
+            "## Sort floor on the item ids",
+            markdown_table(
+                ["item ids", "np.unique s", "np.sort + mask s", "ratio", "NumPy"], [floor]
+            ),
+            "## First call",
+            "`python -m dpcount count --dataset fashion-like --epsilon 1` with an empty "
+            f"`NUMBA_CACHE_DIR`: {first['wall']:.2f} s wall, {first['rss_mb']:.0f} MB peak.",
+            "Regenerate with `python -m benchmarks.end_to_end`.",
+        ]
+    )
+    path = write_result(RESULT_NAME, text + "\n", args.out)
+    print(f"wrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
