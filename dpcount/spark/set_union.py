@@ -56,12 +56,15 @@ SEQUENTIAL = ("policy_laplace", "policy_gaussian", "greedy_policy")
 def release_keys(rng: RNGLike) -> tuple[np.uint64, bytes]:
     """(64-bit Δ0-sampling key, 256-bit noise key), fresh from OS entropy when ``rng`` is None.
 
+    The streams are laid out as the local mechanisms' (user order, sampling, noise), so a
+    local mechanism with ``sampling="keyed"`` and the same seed keeps the same Δ0 subsets.
+
     Examples
     --------
     >>> release_keys(3) == release_keys(3)
     True
     """
-    sampling_rng, noise_rng = spawn(rng, 2)
+    _, sampling_rng, noise_rng = spawn(rng, 3)
     return _root_key(sampling_rng), release_key(noise_rng)
 
 
@@ -164,7 +167,7 @@ def set_union(
     rounds: tuple[SetUnionRound, ...] = ()
     noise: Noise = "gaussian"
     cutoff: float | None = None
-    parameters: dict[str, Any] = {"engine": "spark"}
+    parameters: dict[str, Any] = {"engine": "spark", "sampling": "keyed"}
     if mechanism == "dp_sips":
         released, rounds, pairs = sips_rounds(
             data, person, item, eps, dlt, delta0, sips_rounds_count, sips_ratio, rng, drop_nulls

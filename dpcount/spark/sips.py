@@ -42,7 +42,7 @@ def sips_rounds(
 
     shares = round_shares(rounds, ratio)
     sigma = thresholds.gaussian_sigma(eps, dlt / 2)  # μ = 1/σ for the whole run
-    sampling_rng, noise_rng = spawn(rng, 2)
+    _, sampling_rng, noise_rng = spawn(rng, 3)  # the local streams' layout
     sampling_keys = [_root_key(g) for g in spawn(sampling_rng, shares.size)]
     noise_keys = [release_key(g) for g in spawn(noise_rng, shares.size)]
     pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False).cache()

@@ -35,14 +35,17 @@ import numpy as np
 from numba import njit
 
 from dpcount.graph import PersonItemGraph
-from matching.sampling import keyed_pair_ranks
+from dpcount.validation import check_choice
+from matching.sampling import _root_key, keyed_pair_ranks
 
 __all__ = [
+    "SAMPLINGS",
     "CappedSets",
     "cap_contributions",
     "cap_contributions_keyed",
     "random_order",
     "remove_items",
+    "sample_contributions",
 ]
 
 
@@ -148,6 +151,37 @@ def cap_contributions_keyed(
     indptr = np.zeros_like(sets.indptr)
     np.cumsum(np.bincount(sets.person_of_pair()[keep], minlength=sets.n_persons), out=indptr[1:])
     return CappedSets(indptr, sets.indices[keep], sets.n_items)
+
+
+#: How a person with more than Δ0 items keeps Δ0 of them (the ``sampling`` option).
+SAMPLINGS = ("uniform", "keyed")
+
+
+def sample_contributions(
+    graph: PersonItemGraph,
+    sets: CappedSets,
+    max_items: int,
+    rng: np.random.Generator,
+    sampling: str,
+) -> CappedSets:
+    """Δ0 sampling of ``sets`` (persons and items of ``graph``) as ``sampling`` names it.
+
+    ``"uniform"``: :func:`cap_contributions`; ``"keyed"``: :func:`cap_contributions_keyed`
+    with a 64-bit key drawn from ``rng``, the key :mod:`dpcount.spark` draws from the same
+    stream, so the same seed keeps the same subsets on both engines.
+
+    Examples
+    --------
+    >>> g = PersonItemGraph.from_sets({"p": {"a", "b", "c"}, "q": {"b"}})
+    >>> sets = CappedSets.from_graph(g)
+    >>> capped = sample_contributions(g, sets, 2, np.random.default_rng(0), "keyed")
+    >>> capped.degrees().tolist()
+    [2, 1]
+    """
+    if check_choice(sampling, "sampling", SAMPLINGS) == "keyed":
+        key = int(_root_key(rng))
+        return cap_contributions_keyed(sets, graph.person_labels, graph.item_labels, max_items, key)
+    return cap_contributions(sets, max_items, rng)
 
 
 @njit(cache=True)

@@ -22,7 +22,7 @@ from dpcount.validation import check_delta, check_epsilon, check_positive_int
 from mechanisms import noise as _noise
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
-from mechanisms.set_union._bounding import CappedSets, cap_contributions
+from mechanisms.set_union._bounding import CappedSets, sample_contributions
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
 
 Noise = Literal["laplace", "gaussian"]
@@ -134,10 +134,13 @@ def single_round(
     noise: Noise,
     scale: float,
     threshold: float,
+    sampling: str = "uniform",
 ) -> tuple[np.ndarray, np.ndarray]:
     """Cap contributions, weigh, add noise and threshold; returns (released ids, weights)."""
     rngs = streams(rng)
-    sets = cap_contributions(CappedSets.from_graph(graph), max_items, rngs.sampling)
+    sets = sample_contributions(
+        graph, CappedSets.from_graph(graph), max_items, rngs.sampling, sampling
+    )
     weights = weigh(sets, rngs)
     return release(weights, sets, noise, scale, threshold, rngs.noise), weights
 
@@ -158,9 +161,12 @@ def single_round_result(
     cutoff: float | None = None,
     parameters: Mapping[str, Any] | None = None,
     return_weights: bool = False,
+    sampling: str = "uniform",
 ) -> SetUnionResult:
     """One weigh–noise–threshold round and its result: the body of every one-round mechanism."""
-    released, weights = single_round(graph, max_items, rng, weigh, noise, scale, threshold)
+    released, weights = single_round(
+        graph, max_items, rng, weigh, noise, scale, threshold, sampling
+    )
     return build_result(
         graph,
         released,
@@ -172,7 +178,7 @@ def single_round_result(
         scale=scale,
         threshold=threshold,
         cutoff=cutoff,
-        parameters=parameters or {},
+        parameters={**(parameters or {}), "sampling": sampling},
         privacy_loss=privacy_loss,
         weights=weights if return_weights else None,
     )

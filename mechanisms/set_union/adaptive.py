@@ -134,6 +134,7 @@ def max_adaptive_degree(
     d_max: int | None = None,
     tau_offset: float = 3.0,
     rng: RNGLike = None,
+    sampling: str = "uniform",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """Set union with adaptive (MaxAdaptiveDegree-style) weighting and Gaussian noise.
@@ -158,6 +159,11 @@ def max_adaptive_degree(
         ≥ Φ(β_τ) (Chen et al. Thm 3.2, informal).  **[open]** the default 3 is ours.
     rng
         Randomness; child streams for the sampling and the noise.
+    sampling
+        How a person with more than Δ0 items keeps Δ0 of them: ``"uniform"`` (a uniformly
+        random subset, Gopi Alg. 2) or ``"keyed"`` (the Δ0 of smallest keyed hash of the
+        (person, item) labels under a secret key from ``rng``: what :mod:`dpcount.spark`
+        computes, so the same seed keeps the same subsets there).  Same guarantee either way.
     return_weights
         Also return the pre-noise weights (**not private**, for research).
 
@@ -201,6 +207,7 @@ def max_adaptive_degree(
         delta=dlt,
         max_items=delta0,
         rng=rng,
+        sampling=sampling,
         weigh=lambda sets, _: mad_weights(sets, dm, tau),
         noise="gaussian",
         scale=sigma,

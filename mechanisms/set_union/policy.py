@@ -207,6 +207,7 @@ def policy_laplace(
     alpha: float = 5.0,
     user_order: str = "permutation",
     rng: RNGLike = None,
+    sampling: str = "uniform",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """Policy Laplace set union: sequential ℓ1-descent, then Laplace noise (Gopi Alg. 4).
@@ -226,6 +227,11 @@ def policy_laplace(
         ``"keyed_hash"`` (Gopi Alg. 2: keyed BLAKE2b of each label); same output distribution.
     rng
         Randomness; child streams for the secret user order, the sampling and the noise.
+    sampling
+        How a person with more than Δ0 items keeps Δ0 of them: ``"uniform"`` (a uniformly
+        random subset, Gopi Alg. 2) or ``"keyed"`` (the Δ0 of smallest keyed hash of the
+        (person, item) labels under a secret key from ``rng``: what :mod:`dpcount.spark`
+        computes, so the same seed keeps the same subsets there).  Same guarantee either way.
     return_weights
         Also return the pre-noise histogram (**not private**, for research).
 
@@ -265,6 +271,7 @@ def policy_laplace(
         delta=dlt,
         max_items=delta0,
         rng=rng,
+        sampling=sampling,
         weigh=lambda sets, rngs: _l1_weigh(sets, rngs, cutoff, labels),
         noise="laplace",
         scale=scale,
@@ -285,6 +292,7 @@ def policy_gaussian(
     alpha: float = 5.0,
     user_order: str = "permutation",
     rng: RNGLike = None,
+    sampling: str = "uniform",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """Policy Gaussian set union: sequential ℓ2-descent, then Gaussian noise (Gopi Alg. 6).
@@ -304,6 +312,11 @@ def policy_gaussian(
         ``"keyed_hash"`` (Gopi Alg. 2: keyed BLAKE2b of each label); same output distribution.
     rng
         Randomness; child streams for the secret user order, the sampling and the noise.
+    sampling
+        How a person with more than Δ0 items keeps Δ0 of them: ``"uniform"`` (a uniformly
+        random subset, Gopi Alg. 2) or ``"keyed"`` (the Δ0 of smallest keyed hash of the
+        (person, item) labels under a secret key from ``rng``: what :mod:`dpcount.spark`
+        computes, so the same seed keeps the same subsets there).  Same guarantee either way.
     return_weights
         Also return the pre-noise histogram (**not private**, for research).
 
@@ -340,6 +353,7 @@ def policy_gaussian(
         delta=dlt,
         max_items=delta0,
         rng=rng,
+        sampling=sampling,
         weigh=lambda sets, rngs: _l2_weigh(sets, rngs, cutoff, labels),
         noise="gaussian",
         scale=sigma,

@@ -24,7 +24,7 @@ from dpcount.validation import check_choice, check_epsilon, check_positive_int
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
-from mechanisms.set_union._bounding import CappedSets, cap_contributions, remove_items
+from mechanisms.set_union._bounding import SAMPLINGS, CappedSets, remove_items, sample_contributions
 from mechanisms.set_union._release import (
     build_result,
     check_common,
@@ -67,6 +67,7 @@ def dp_sips(
     d_max: int | None = None,
     tau_offset: float = 3.0,
     rng: RNGLike = None,
+    sampling: str = "uniform",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """DP-SIPS set union: R rounds of weight-and-threshold on the items not yet released.
@@ -93,6 +94,11 @@ def dp_sips(
         Parameters of the adaptive weighting (see :func:`max_adaptive_degree`).
     rng
         Randomness; independent child streams for each round's sampling and noise.
+    sampling
+        How a person with more than Δ0 items keeps Δ0 of them: ``"uniform"`` (a uniformly
+        random subset, Gopi Alg. 2) or ``"keyed"`` (the Δ0 of smallest keyed hash of the
+        (person, item) labels under a secret key from ``rng``: what :mod:`dpcount.spark`
+        computes, so the same seed keeps the same subsets there).  Same guarantee either way.
     return_weights
         Also return each round's pre-noise weights, shape (R, n_items) (**not private**).
 
@@ -133,6 +139,7 @@ def dp_sips(
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     shares = round_shares(rounds, ratio)
     kind = check_choice(weighting, "weighting", ("basic", "mad"))
+    check_choice(sampling, "sampling", SAMPLINGS)
     dm = delta0 if d_max is None else check_positive_int(d_max, "d_max", maximum=delta0)
     beta = check_nonnegative(tau_offset, "tau_offset")
 
@@ -153,7 +160,7 @@ def dp_sips(
         # The weighted-Gaussian ρ for "δ" = 2·δ_i bounds the novel-release probability by δ_i.
         rho_i = thresholds.gaussian_threshold(sigma_i, 2 * delta_novel, delta0)
         tau_i = rho_i + beta * sigma_i
-        sets = cap_contributions(remaining, delta0, sampling_rng)
+        sets = sample_contributions(graph, remaining, delta0, sampling_rng, sampling)
         weights = basic_weights(sets, 2) if kind == "basic" else mad_weights(sets, dm, tau_i)
         released = release(weights, sets, "gaussian", sigma_i, rho_i, noise_rng)
         remaining = remove_items(remaining, released)
@@ -181,6 +188,7 @@ def dp_sips(
         threshold=last.threshold,
         cutoff=last.cutoff,
         parameters={
+            "sampling": sampling,
             "rounds": shares.size,
             "ratio": float(ratio),
             "weighting": kind,

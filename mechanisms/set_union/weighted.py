@@ -83,6 +83,7 @@ def count_laplace(
     max_items: int = 100,
     *,
     rng: RNGLike = None,
+    sampling: str = "uniform",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """Set union by noisy counts with Laplace noise (the baseline of Gopi et al. §1.1).
@@ -97,6 +98,11 @@ def count_laplace(
         Δ0: persons with more items contribute a uniformly random Δ0 of them.
     rng
         Randomness (docs/concepts.md); child streams for sampling and noise.
+    sampling
+        How a person with more than Δ0 items keeps Δ0 of them: ``"uniform"`` (a uniformly
+        random subset, Gopi Alg. 2) or ``"keyed"`` (the Δ0 of smallest keyed hash of the
+        (person, item) labels under a secret key from ``rng``: what :mod:`dpcount.spark`
+        computes, so the same seed keeps the same subsets there).  Same guarantee either way.
     return_weights
         Also return the pre-noise counts (**not private**, for research).
 
@@ -135,6 +141,7 @@ def count_laplace(
         delta=dlt,
         max_items=delta0,
         rng=rng,
+        sampling=sampling,
         weigh=lambda sets, _: count_weights(sets),
         noise="laplace",
         scale=scale,
@@ -151,6 +158,7 @@ def count_gaussian(
     max_items: int = 100,
     *,
     rng: RNGLike = None,
+    sampling: str = "uniform",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """Set union by noisy counts with Gaussian noise (the baseline of Gopi et al. §1.1).
@@ -165,6 +173,11 @@ def count_gaussian(
         Δ0: persons with more items contribute a uniformly random Δ0 of them.
     rng
         Randomness (docs/concepts.md); child streams for sampling and noise.
+    sampling
+        How a person with more than Δ0 items keeps Δ0 of them: ``"uniform"`` (a uniformly
+        random subset, Gopi Alg. 2) or ``"keyed"`` (the Δ0 of smallest keyed hash of the
+        (person, item) labels under a secret key from ``rng``: what :mod:`dpcount.spark`
+        computes, so the same seed keeps the same subsets there).  Same guarantee either way.
     return_weights
         Also return the pre-noise counts (**not private**, for research).
 
@@ -197,6 +210,7 @@ def count_gaussian(
         delta=dlt,
         max_items=delta0,
         rng=rng,
+        sampling=sampling,
         weigh=lambda sets, _: count_weights(sets),
         noise="gaussian",
         scale=sigma,
@@ -213,6 +227,7 @@ def weighted_laplace(
     max_items: int = 100,
     *,
     rng: RNGLike = None,
+    sampling: str = "uniform",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """Weighted Laplace set union: each person adds 1/|W| to each item (Gopi Alg. 7).
@@ -227,6 +242,11 @@ def weighted_laplace(
         Δ0: persons with more items contribute a uniformly random Δ0 of them.
     rng
         Randomness (docs/concepts.md); child streams for sampling and noise.
+    sampling
+        How a person with more than Δ0 items keeps Δ0 of them: ``"uniform"`` (a uniformly
+        random subset, Gopi Alg. 2) or ``"keyed"`` (the Δ0 of smallest keyed hash of the
+        (person, item) labels under a secret key from ``rng``: what :mod:`dpcount.spark`
+        computes, so the same seed keeps the same subsets there).  Same guarantee either way.
     return_weights
         Also return the pre-noise weights (**not private**, for research).
 
@@ -258,6 +278,7 @@ def weighted_laplace(
         delta=dlt,
         max_items=delta0,
         rng=rng,
+        sampling=sampling,
         weigh=lambda sets, _: basic_weights(sets, 1),
         noise="laplace",
         scale=scale,
@@ -274,6 +295,7 @@ def weighted_gaussian(
     max_items: int = 100,
     *,
     rng: RNGLike = None,
+    sampling: str = "uniform",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """Weighted Gaussian set union: each person adds 1/√|W| to each item (Gopi Alg. 8).
@@ -288,6 +310,11 @@ def weighted_gaussian(
         Δ0: persons with more items contribute a uniformly random Δ0 of them.
     rng
         Randomness (docs/concepts.md); child streams for sampling and noise.
+    sampling
+        How a person with more than Δ0 items keeps Δ0 of them: ``"uniform"`` (a uniformly
+        random subset, Gopi Alg. 2) or ``"keyed"`` (the Δ0 of smallest keyed hash of the
+        (person, item) labels under a secret key from ``rng``: what :mod:`dpcount.spark`
+        computes, so the same seed keeps the same subsets there).  Same guarantee either way.
     return_weights
         Also return the pre-noise weights (**not private**, for research).
 
@@ -321,6 +348,7 @@ def weighted_gaussian(
         delta=dlt,
         max_items=delta0,
         rng=rng,
+        sampling=sampling,
         weigh=lambda sets, _: basic_weights(sets, 2),
         noise="gaussian",
         scale=sigma,

@@ -29,7 +29,12 @@ from mechanisms import dp_distinct_count
 from mechanisms.set_union._bounding import CappedSets, cap_contributions_keyed
 from mechanisms.set_union.adaptive import mad_weights, max_adaptive_degree
 from mechanisms.set_union.sips import dp_sips
-from mechanisms.set_union.weighted import basic_weights, count_weights, weighted_gaussian
+from mechanisms.set_union.weighted import (
+    basic_weights,
+    count_laplace,
+    count_weights,
+    weighted_gaussian,
+)
 
 SLOW = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -257,3 +262,23 @@ def test_mad_weights_equal_local(spark: Any) -> None:
     )
     local = max_adaptive_degree(graph, 1.0, 1e-6, 6, rng=0)
     assert (r.scale, r.threshold, r.cutoff) == (local.scale, local.threshold, local.cutoff)
+
+
+def test_same_seed_keeps_the_same_subsets_as_local_keyed_sampling(spark: Any) -> None:
+    """Local ``sampling="keyed"`` and Spark with the same seed keep the same Δ0 subsets, so the
+    pre-noise weights agree (counts exactly; 1/√|W| sums up to summation order)."""
+    rng = np.random.default_rng(9)
+    persons = [f"p{p}" for p in rng.integers(0, 20, 250)]
+    items = [f"i{i}" for i in np.minimum(rng.geometric(0.1, 250), 40)]
+    graph = PersonItemGraph.from_pairs(persons, items)
+    df = _frame(spark, persons, items).cache()
+    for mechanism, local_fn in [
+        ("count_laplace", count_laplace),
+        ("weighted_gaussian", weighted_gaussian),
+    ]:
+        common = {"max_items": 3, "rng": 5, "return_weights": True}
+        got = set_union(df, "u", "w", epsilon=1.0, delta=1e-5, mechanism=mechanism, **common)
+        want = local_fn(graph, 1.0, 1e-5, sampling="keyed", **common)
+        np.testing.assert_allclose(got.weights, want.weights, rtol=1e-12, atol=0)
+        other = local_fn(graph, 1.0, 1e-5, **{**common, "rng": 6}, sampling="keyed")
+        assert not np.array_equal(other.weights, want.weights)  # the seed matters

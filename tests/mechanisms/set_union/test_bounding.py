@@ -6,6 +6,8 @@ import itertools
 from collections import Counter
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from scipy.stats import chisquare
 
 from mechanisms.set_union._bounding import (
@@ -95,3 +97,51 @@ def test_keyed_hash_order_keeps_others_in_place_when_a_person_is_added():
     order = keyed_hash_order(labels, np.random.default_rng(5))
     bigger = keyed_hash_order(np.append(labels, "zzz-new"), np.random.default_rng(5))
     assert [i for i in bigger.tolist() if i != 50] == order.tolist()
+
+
+def _kept_labels(graph, max_items: int, key: int) -> dict[str, set[str]]:
+    from mechanisms.set_union._bounding import cap_contributions_keyed
+
+    capped = cap_contributions_keyed(
+        CappedSets.from_graph(graph), graph.person_labels, graph.item_labels, max_items, key
+    )
+    return {
+        str(p): {str(graph.item_labels[i]) for i in row}
+        for p, row in zip(graph.person_labels, _rows(capped), strict=True)
+    }
+
+
+@given(
+    sets=st.dictionaries(
+        st.sampled_from([f"p{k}" for k in range(8)]),
+        st.sets(st.sampled_from([f"i{k}" for k in range(12)]), min_size=1, max_size=9),
+        min_size=1,
+    ),
+    new=st.sets(st.sampled_from([f"i{k}" for k in range(16)]), min_size=1, max_size=12),
+    max_items=st.integers(1, 6),
+    key=st.integers(0, 2**64 - 1),
+)
+@settings(max_examples=60, deadline=None)
+def test_keyed_capping_of_a_person_depends_on_their_labels_only(sets, new, max_items, key):
+    """Neighbour audit of keyed Δ0 sampling: adding one person (who may bring new items, which
+    shifts every item id) changes nobody else's kept subset and keeps ≤ Δ0 of theirs."""
+    from dpcount import PersonItemGraph
+
+    before = _kept_labels(PersonItemGraph.from_sets(sets), max_items, key)
+    after = _kept_labels(PersonItemGraph.from_sets({**sets, "added": new}), max_items, key)
+    assert {p: after[p] for p in before} == before
+    assert after["added"] <= new and len(after["added"]) == min(len(new), max_items)
+
+
+def test_keyed_capping_is_uniform_over_keys() -> None:
+    """Over 3,000 keys the kept pair of a person with 4 items is uniform over the 6 pairs
+    (chi-square, false-failure rate 1e-4); a biased choice (always the smallest ids) fails."""
+    from dpcount import PersonItemGraph
+
+    graph = PersonItemGraph.from_sets({"p": {"a", "b", "c", "d"}})
+    counts = Counter(
+        tuple(sorted(_kept_labels(graph, 2, key)["p"])) for key in range(10**6, 10**6 + 3000)
+    )
+    assert len(counts) == 6 and chisquare(list(counts.values())).pvalue > 1e-4
+    biased = [3000 - 5 * 100, *[100] * 5]  # power: one pair 5× as likely as the others
+    assert chisquare(biased).pvalue < 1e-4

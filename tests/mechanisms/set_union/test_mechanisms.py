@@ -142,7 +142,7 @@ def test_parameters_follow_the_theorems() -> None:
     mad = su.max_adaptive_degree(g, eps, delta, d0, d_max=30, tau_offset=2)
     assert (mad.scale, mad.threshold) == (wg.scale, wg.threshold)  # same σ, ρ as basic
     assert mad.cutoff == pytest.approx(mad.threshold + 2 * sigma)
-    assert dict(mad.parameters) == {"d_max": 30, "tau_offset": 2.0}
+    assert dict(mad.parameters) == {"d_max": 30, "tau_offset": 2.0, "sampling": "uniform"}
 
 
 def test_sips_budget_split_and_single_round() -> None:
@@ -229,3 +229,35 @@ def test_policies_accept_the_papers_keyed_hash_order(mechanism):
     assert first.parameters["user_order"] == "keyed_hash"
     with pytest.raises(InvalidParameterError, match="user_order"):
         mechanism(graph, 1.0, 1e-6, user_order="by-frequency")
+
+
+@pytest.mark.parametrize("name", MECHANISMS)
+def test_keyed_sampling_option(name: str, zipf_graph: PersonItemGraph) -> None:
+    """``sampling="keyed"`` is reproducible from the seed and recorded in the result."""
+    first = MECHANISMS[name](zipf_graph, 1.0, 1e-6, 5, rng=3, sampling="keyed")
+    again = MECHANISMS[name](zipf_graph, 1.0, 1e-6, 5, rng=3, sampling="keyed")
+    assert first.items.tolist() == again.items.tolist()
+    assert first.parameters["sampling"] == "keyed"
+    with pytest.raises(InvalidParameterError, match="sampling"):
+        MECHANISMS[name](zipf_graph, 1.0, 1e-6, 5, sampling="hash")
+
+
+def test_keyed_sampling_keeps_the_subsets_of_the_key_from_the_sampling_stream(zipf_graph):
+    """The key is drawn from the sampling stream (the second of order, sampling, noise), as
+    dpcount.spark draws it; the weights are those of the keyed subsets."""
+    from matching.sampling import _root_key
+    from mechanisms._rng import spawn
+    from mechanisms.set_union._bounding import CappedSets, cap_contributions_keyed
+    from mechanisms.set_union.weighted import basic_weights
+
+    result = su.weighted_gaussian(
+        zipf_graph, 1.0, 1e-6, 4, rng=8, sampling="keyed", return_weights=True
+    )
+    key = int(_root_key(spawn(8, 3)[1]))
+    g = zipf_graph
+    capped = cap_contributions_keyed(
+        CappedSets.from_graph(g), g.person_labels, g.item_labels, 4, key
+    )
+    assert np.array_equal(result.weights, basic_weights(capped, 2))
+    uniform = su.weighted_gaussian(g, 1.0, 1e-6, 4, rng=8, return_weights=True)
+    assert not np.array_equal(uniform.weights, result.weights)  # the option is not ignored
