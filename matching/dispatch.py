@@ -133,7 +133,8 @@ def dc_curve(
 
     References
     ----------
-    Knop, Steinke. "Counting Distinct Elements Under Person-Level Differential Privacy", 2023.
+    Knop, Steinke. "Counting Distinct Elements Under Person-Level Differential Privacy",
+    NeurIPS 2023, arXiv:2308.12947.
 
     Examples
     --------

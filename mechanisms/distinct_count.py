@@ -511,7 +511,7 @@ def dp_distinct_count(
     References
     ----------
     A. Knop, T. Steinke. "Counting Distinct Elements Under Person-Level Differential Privacy",
-    NeurIPS 2023.
+    NeurIPS 2023, arXiv:2308.12947.
 
     Examples
     --------

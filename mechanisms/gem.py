@@ -303,7 +303,7 @@ def gem(
     S. Raskhodnikova, A. Smith. "Lipschitz extensions for node-private graph statistics and the
     generalized exponential mechanism", FOCS 2016.
     A. Knop, T. Steinke. "Counting Distinct Elements Under Person-Level Differential Privacy",
-    NeurIPS 2023.
+    NeurIPS 2023, arXiv:2308.12947 (Algorithm 3, Appendix B).
 
     Examples
     --------

@@ -281,7 +281,8 @@ def r2t(
     References
     ----------
     W. Dong, J. Fang, K. Yi, Y. Tao, A. Machanavajjhala. "R2T: Instance-optimal Truncation for
-    Differentially Private Query Evaluation with Foreign Keys", SIGMOD 2022.
+    Differentially Private Query Evaluation with Foreign Keys", SIGMOD 2022,
+    doi:10.1145/3514221.3517844.
 
     Examples
     --------

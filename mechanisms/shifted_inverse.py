@@ -424,8 +424,8 @@ def shifted_inverse(
     References
     ----------
     J. Fang, W. Dong, K. Yi. "Shifted Inverse: A General Mechanism for Monotonic Functions under
-    User Differential Privacy", CCS 2022.  T. Steinke, "Beyond Local Sensitivity via Down
-    Sensitivity", differentialprivacy.org, 2023.
+    User Differential Privacy", CCS 2022, doi:10.1145/3548606.3560567.
+    T. Steinke, "Beyond Local Sensitivity via Down Sensitivity", differentialprivacy.org, 2023.
 
     Examples
     --------

@@ -126,7 +126,7 @@ def dp_sips(
     References
     ----------
     Swanberg, Desfontaines, Haney, "DP-SIPS: A simpler, more scalable mechanism for
-    differentially private partition selection", PoPETs 2023.
+    differentially private partition selection", PoPETs 2023, arXiv:2301.01998.
 
     Examples
     --------

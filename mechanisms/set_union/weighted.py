@@ -122,7 +122,8 @@ def count_laplace(
     References
     ----------
     Gopi, Gulhane, Kulkarni, Shen, Shokouhi, Yekhanin, "Differentially Private Set Union",
-    ICML 2020.  Korolova, Kenthapadi, Mishra, Ntoulas, WWW 2009.
+    ICML 2020, arXiv:2002.09745.  Korolova, Kenthapadi, Mishra, Ntoulas, "Releasing Search
+    Queries and Clicks Privately", WWW 2009, doi:10.1145/1526709.1526733.
 
     Examples
     --------
