@@ -16,7 +16,8 @@ DP-SIPS with the adaptive weighting is not available on Spark yet.
 
 The same data and seed give the same capped sets as the local
 :func:`mechanisms.set_union._bounding.cap_contributions_keyed`, and per-item weights equal to
-the local ones up to the order of floating-point summation (counts exactly).
+the local ones bit for bit (:func:`weights_frame`); MAD's rerouted weights agree up to the order
+of floating-point summation.
 """
 
 import math
@@ -37,6 +38,7 @@ from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._release import Noise, check_nonnegative
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
+from mechanisms.set_union.weighted import contribution_table
 
 __all__ = ["EXTRA", "MECHANISMS", "SEQUENTIAL", "release_keys", "set_union"]
 
@@ -98,18 +100,29 @@ def _check_mechanism(mechanism: str) -> None:
 
 
 def weights_frame(pairs: Any, mechanism: str, max_items: int, key: int) -> Any:
-    """Per-item weights ``(i, w)`` of the capped sets, computed in Spark."""
+    """Per-item weights ``(i, w)`` of the capped sets, computed in Spark.
+
+    Counts are sums of ones.  Weights are summed as the local
+    :func:`~mechanisms.set_union.weighted.basic_weights` sums them — per item, n_d·d^(−1/p)
+    over the holders' capped degrees d ascending, with d^(−1/p) from the same NumPy table —
+    so they equal the local weights bit for bit whatever the partitioning.
+    """
     from pyspark.sql import functions as F
 
     norm = MECHANISMS[mechanism][0]
     capped = ranked_pairs(pairs, key, limit=max_items)
     if norm is None:
-        contribution = F.lit(1.0)
-    else:  # |W|^(−1/p) from a NumPy table, so each term equals the local one bit for bit
-        table = np.power(np.arange(1, max_items + 1, dtype=float), -1.0 / norm)
-        degree = F.least(F.col("deg"), F.lit(max_items)).cast("int")
-        contribution = F.element_at(F.array(*[F.lit(float(x)) for x in table]), degree)
-    return capped.groupBy("i").agg(F.sum(contribution).alias("w"))
+        return capped.groupBy("i").agg(F.sum(F.lit(1.0)).alias("w"))
+    table = F.array(*[F.lit(float(x)) for x in contribution_table(max_items, norm)])
+    degree = F.least(F.col("deg"), F.lit(max_items)).cast("int").alias("d")
+    per_degree = capped.groupBy("i", degree).agg(F.count(F.lit(1)).alias("n"))
+    terms = F.array_sort(F.collect_list(F.struct("d", "n")))  # sorted by d (unique per item)
+    ordered_sum = F.aggregate(
+        terms,
+        F.lit(0.0),
+        lambda acc, x: acc + x["n"].cast("double") * F.element_at(table, x["d"] + 1),
+    )
+    return per_degree.groupBy("i").agg(ordered_sum.alias("w"))
 
 
 def set_union(

@@ -23,6 +23,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
 from dpcount.graph import PersonItemGraph
 from mechanisms._rng import RNGLike
@@ -34,6 +35,7 @@ from mechanisms.set_union.result import SetUnionResult
 
 __all__ = [
     "basic_weights",
+    "contribution_table",
     "count_gaussian",
     "count_laplace",
     "count_weights",
@@ -56,6 +58,11 @@ def count_weights(sets: CappedSets) -> np.ndarray:
 def basic_weights(sets: CappedSets, norm: int) -> np.ndarray:
     """Each person adds |W|^(−1/p) to each of their items (Gopi Alg. 7 for p=1, Alg. 8 for p=2).
 
+    The sum is taken in a fixed order that does not depend on how pairs are stored or
+    partitioned: for each item, over its holders' degrees d ascending, add n_d·d^(−1/p), where
+    n_d holders have degree d.  :mod:`dpcount.spark` sums in the same order, so both engines
+    give the same weights bit for bit.
+
     Parameters
     ----------
     sets
@@ -69,11 +76,56 @@ def basic_weights(sets: CappedSets, norm: int) -> np.ndarray:
     >>> basic_weights(sets, 2).tolist()
     [1.5, 0.5, 0.5, 0.5]
     """
-    degrees = sets.degrees().astype(float)
-    per_person = np.zeros_like(degrees)
-    np.power(degrees, -1.0 / norm, out=per_person, where=degrees > 0)
-    per_pair = per_person[sets.person_of_pair()]
-    return np.bincount(sets.indices, weights=per_pair, minlength=sets.n_items).astype(float)
+    degrees = sets.degrees()
+    table = contribution_table(int(degrees.max(initial=0)), norm)
+    by_degree = np.argsort(degrees, kind="stable")
+    return _weights_by_degree(sets.indptr, sets.indices, by_degree, degrees, table, sets.n_items)
+
+
+def contribution_table(max_degree: int, norm: int) -> np.ndarray:
+    """``table[d] = d^(−1/p)`` for d = 1..max_degree (``table[0]`` unused): one rounding each.
+
+    Examples
+    --------
+    >>> np.round(contribution_table(4, 2), 4).tolist()
+    [0.0, 1.0, 0.7071, 0.5774, 0.5]
+    """
+    table = np.zeros(max_degree + 1)
+    table[1:] = np.power(np.arange(1, max_degree + 1, dtype=float), -1.0 / norm)
+    return table
+
+
+@njit(cache=True)
+def _weights_by_degree(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    by_degree: np.ndarray,
+    degrees: np.ndarray,
+    table: np.ndarray,
+    n_items: int,
+) -> np.ndarray:  # pragma: no cover - compiled
+    """Per item Σ_d n_d·table[d] over degrees d ascending (persons visited by degree)."""
+    weights = np.zeros(n_items)
+    holders = np.zeros(n_items, np.int64)
+    touched = np.empty(n_items, np.int64)  # each item at most once per degree
+    k = 0
+    while k < by_degree.size:
+        d = degrees[by_degree[k]]
+        n_touched = 0
+        while k < by_degree.size and degrees[by_degree[k]] == d:
+            p = by_degree[k]
+            for e in range(indptr[p], indptr[p + 1]):
+                item = indices[e]
+                if holders[item] == 0:
+                    touched[n_touched] = item
+                    n_touched += 1
+                holders[item] += 1
+            k += 1
+        for t in range(n_touched):
+            item = touched[t]
+            weights[item] += holders[item] * table[d]
+            holders[item] = 0
+    return weights
 
 
 def count_laplace(

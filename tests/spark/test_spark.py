@@ -71,7 +71,7 @@ def test_graph_weights_and_curve_equal_local(spark: Any, pairs: list, key: int, 
     local = sampling_curve(graph, ell, rng=np.random.default_rng(0))
     key0 = int(np.random.default_rng(0).integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True))
     assert spark_curve(prepared, ell, key0).tolist() == local.tolist()
-    # Weights of the keyed Δ0 sampling: equal to the local ones.
+    # Weights of the keyed Δ0 sampling: equal to the local ones, bit for bit.
     capped = cap_contributions_keyed(
         CappedSets.from_graph(graph), graph.person_labels, graph.item_labels, ell, key
     )
@@ -80,7 +80,7 @@ def test_graph_weights_and_curve_equal_local(spark: Any, pairs: list, key: int, 
         ("weighted_gaussian", basic_weights(capped, 2)),
     ]:
         got = _item_vector(weights_frame(prepared, mechanism, ell, key), graph)
-        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=0)
+        assert np.array_equal(got, expected)  # bit for bit: the same summation order
 
 
 def test_neighbour_audit_of_distributed_weights(spark: Any) -> None:
@@ -266,7 +266,7 @@ def test_mad_weights_equal_local(spark: Any) -> None:
 
 def test_same_seed_keeps_the_same_subsets_as_local_keyed_sampling(spark: Any) -> None:
     """Local ``sampling="keyed"`` and Spark with the same seed keep the same Δ0 subsets, so the
-    pre-noise weights agree (counts exactly; 1/√|W| sums up to summation order)."""
+    pre-noise weights agree bit for bit."""
     rng = np.random.default_rng(9)
     persons = [f"p{p}" for p in rng.integers(0, 20, 250)]
     items = [f"i{i}" for i in np.minimum(rng.geometric(0.1, 250), 40)]
@@ -279,6 +279,11 @@ def test_same_seed_keeps_the_same_subsets_as_local_keyed_sampling(spark: Any) ->
         common = {"max_items": 3, "rng": 5, "return_weights": True}
         got = set_union(df, "u", "w", epsilon=1.0, delta=1e-5, mechanism=mechanism, **common)
         want = local_fn(graph, 1.0, 1e-5, sampling="keyed", **common)
-        np.testing.assert_allclose(got.weights, want.weights, rtol=1e-12, atol=0)
+        assert np.array_equal(got.weights, want.weights)
+        if mechanism == "weighted_gaussian":  # power: here the summation order does matter
+            capped = CappedSets.from_graph(graph)
+            per_pair = capped.degrees()[capped.person_of_pair()] ** -0.5
+            pair_order = np.bincount(capped.indices, weights=per_pair, minlength=graph.n_items)
+            assert not np.array_equal(pair_order, basic_weights(capped, 2))
         other = local_fn(graph, 1.0, 1e-5, **{**common, "rng": 6}, sampling="keyed")
         assert not np.array_equal(other.weights, want.weights)  # the seed matters
