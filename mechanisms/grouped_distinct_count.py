@@ -95,8 +95,8 @@ class GroupedDistinctCountResult:
     epsilon, delta
         The total budget spent.
     beta, group_beta
-        The requested failure probability and the one each group's bound uses (β/|rows| with
-        ``family_wise``).
+        The requested failure probability and the one each group's bound uses (β over the
+        number of rows with ``family_wise``).
     max_groups
         k: groups kept per person.
     counting
@@ -267,7 +267,8 @@ def grouped_distinct_count(
         δ of the private key selection; must be ``None`` with public ``groups``.
     beta
         Per-group failure probability; with ``family_wise=True`` β is split over the released
-        groups (β/|rows| each), so all bounds hold together with probability ≥ 1 − β.
+        groups (β over their number each), so all bounds hold together with probability
+        ≥ 1 − β.
     ell_max
         Largest per-group contribution bound GEM may choose.
     counting
