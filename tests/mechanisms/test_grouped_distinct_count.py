@@ -147,21 +147,41 @@ def test_input_not_modified_and_dataframe_accepted():
     assert a == b
 
 
+def _solo_and_big(n_solo):
+    solo = [(f"s{j}", f"solo{j}", "x") for j in range(n_solo)]
+    big = [(f"b{g}_{j}", f"big{g}", f"i{j}") for g in range(3) for j in range(200)]
+    return _graph(solo + big)
+
+
+def _released(graph, runs=20):
+    out = []
+    for seed in range(runs):
+        t = grouped_distinct_count(graph, 2.0, max_groups=1, delta=1e-7, ell_max=2, rng=seed)
+        assert t.selection == "weighted_gaussian"
+        assert (t.privacy_loss.epsilon, t.privacy_loss.delta) == (pytest.approx(2.0), 1e-7)
+        out.append({r.group for r in t.rows})
+    return out
+
+
 def test_private_keys_never_release_a_single_person_group():
     # 1,000 groups of one person each and 3 groups of 200 persons, 20 runs at delta = 1e-7.
     # Each single-person group is released with probability <= delta per run (the set union's
-    # threshold), so P[any of the 20,000 chances] <= 2e-3: the false-failure rate.  Power: the
-    # big groups (weight 200 against a threshold of ~60) must be released every time.
-    solo = [(f"s{j}", f"solo{j}", "x") for j in range(1000)]
-    big = [(f"b{g}_{j}", f"big{g}", f"i{j}") for g in range(3) for j in range(200)]
-    graph = _graph(solo + big)
-    for seed in range(20):
-        t = grouped_distinct_count(graph, 2.0, max_groups=1, delta=1e-7, ell_max=2, rng=seed)
-        released = {r.group for r in t.rows}
+    # threshold), so P[any of the 20,000 chances] <= 2e-3: the false-failure rate.  The big
+    # groups (weight 200 against a threshold of ~27) must be released every time.
+    for released in _released(_solo_and_big(1000)):
         assert released == {"big0", "big1", "big2"}
-        assert t.selection == "weighted_gaussian"
-        assert t.privacy_loss.epsilon == pytest.approx(2.0)
-        assert t.privacy_loss.delta == 1e-7
+
+
+def test_power_a_threshold_30_percent_low_releases_single_person_groups(monkeypatch):
+    # Power of the test above: with ρ 30% too low (σ = 4.8, ρ = 26.6 → 18.6) a single-person
+    # group passes with probability ~1.2e-4; 4,000 groups x 20 runs expect ~9.8 releases, so
+    # seeing none (this test failing) has probability ~6e-5.
+    from mechanisms.set_union import thresholds
+
+    real = thresholds.gaussian_threshold
+    monkeypatch.setattr(thresholds, "gaussian_threshold", lambda *a, **k: 0.7 * real(*a, **k))
+    leaked = sum(len(r - {"big0", "big1", "big2"}) for r in _released(_solo_and_big(4000)))
+    assert leaked > 0
 
 
 @pytest.mark.parametrize(
