@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
+from numba import njit
 
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import PersonItemGraph, _as_label_array, _contains, _encode, _readonly
@@ -191,49 +192,39 @@ class GroupedGraph:
         gc = np.asarray(group_codes, dtype=np.int64)
         ic = np.asarray(item_codes, dtype=np.int64)
         if n_groups * n * m < 2**62:
-            keys = np.sort((gc * n + pc) * m + ic)
-            first = np.ones(keys.size, dtype=bool)
-            first[1:] = keys[1:] != keys[:-1]
-            keys = keys[first]
-            row_keys, items = np.divmod(keys, m)
-        else:  # too many combinations for one int64 key: sort by three columns
-            order = np.lexsort((ic, pc, gc))
-            gc, pc, ic = gc[order], pc[order], ic[order]
-            first = np.ones(order.size, dtype=bool)
-            first[1:] = (gc[1:] != gc[:-1]) | (pc[1:] != pc[:-1]) | (ic[1:] != ic[:-1])
-            return cls._from_sorted(
-                gc[first], pc[first], ic[first], person_labels, group_labels, item_labels
-            )
-        return cls._from_sorted(
-            row_keys // n, row_keys % n, items, person_labels, group_labels, item_labels
-        )
-
-    @classmethod
-    def _from_sorted(
-        cls,
-        groups: np.ndarray,
-        persons: np.ndarray,
-        items: np.ndarray,
-        person_labels: np.ndarray,
-        group_labels: np.ndarray,
-        item_labels: np.ndarray,
-    ) -> GroupedGraph:
-        """CSR from distinct triples already sorted by (group, person, item)."""
-        new_row = np.ones(groups.size, dtype=bool)
-        new_row[1:] = (groups[1:] != groups[:-1]) | (persons[1:] != persons[:-1])
+            keys = np.sort(_triple_keys(gc, pc, ic, n, m))
+            return cls._new(*_csr_from_keys(keys, n, m, group_labels.size), person_labels, group_labels,
+                            item_labels)  # fmt: skip
+        # Too many combinations for one int64 key: sort by the three columns.
+        order = np.lexsort((ic, pc, gc))
+        gc, pc, ic = gc[order], pc[order], ic[order]
+        first = np.ones(order.size, dtype=bool)
+        first[1:] = (gc[1:] != gc[:-1]) | (pc[1:] != pc[:-1]) | (ic[1:] != ic[:-1])
+        gc, pc, ic = gc[first], pc[first], ic[first]
+        new_row = np.ones(gc.size, dtype=bool)
+        new_row[1:] = (gc[1:] != gc[:-1]) | (pc[1:] != pc[:-1])
         starts = np.flatnonzero(new_row)
-        indptr = np.append(starts, groups.size).astype(np.int64)
-        group_indptr = np.zeros(group_labels.size + 1, dtype=np.int64)
-        np.cumsum(np.bincount(groups[starts], minlength=group_labels.size), out=group_indptr[1:])
-        return cls(
-            group_indptr,
-            persons[starts],
-            indptr,
-            items.astype(np.int32),
+        return cls._new(
+            _offsets(gc[starts], group_labels.size),
+            pc[starts],
+            np.append(starts, gc.size).astype(np.int64),
+            ic.astype(np.int32),
             person_labels,
             group_labels,
             item_labels,
         )
+
+    @classmethod
+    def _new(cls, *arrays: np.ndarray) -> GroupedGraph:
+        """An instance from arrays whose invariants hold by construction (no copies, no checks).
+
+        Only for the builders in this module, which derive the arrays from sorted, deduplicated
+        codes; the public constructor checks everything.
+        """
+        self = object.__new__(cls)
+        for name, value in zip(_FIELDS, arrays, strict=True):
+            object.__setattr__(self, name, _readonly(value))
+        return self
 
     # -- arrays and sizes --------------------------------------------------------------------
 
@@ -375,10 +366,8 @@ class GroupedGraph:
         labels = self._group_labels
         if group_map is not None and group_labels is not None:
             groups, labels = group_map[groups], group_labels
-        group_indptr = np.zeros(labels.size + 1, dtype=np.int64)
-        np.cumsum(np.bincount(groups, minlength=labels.size), out=group_indptr[1:])
-        return type(self)(
-            group_indptr,
+        return self._new(
+            _offsets(groups, labels.size),
             self._row_persons[keep],
             indptr,
             indices,
@@ -494,3 +483,52 @@ def _check(
                 raise DataError(f"{what} labels are not mutually orderable: {exc}") from exc
             if not ordered:
                 raise DataError(f"{what} labels must be sorted and unique")
+
+
+def _offsets(ids: np.ndarray, size: int) -> np.ndarray:
+    """Offsets (length ``size + 1``) of runs of sorted ids ``0..size-1``."""
+    out = np.zeros(size + 1, dtype=np.int64)
+    np.cumsum(np.bincount(ids, minlength=size), out=out[1:])
+    return out
+
+
+@njit(cache=True)
+def _triple_keys(gc: np.ndarray, pc: np.ndarray, ic: np.ndarray, n: int, m: int) -> np.ndarray:
+    """(group · n + person) · m + item for every triple, in one pass."""
+    keys = np.empty(gc.size, dtype=np.int64)
+    for q in range(gc.size):
+        keys[q] = (gc[q] * n + pc[q]) * m + ic[q]
+    return keys
+
+
+@njit(cache=True)
+def _csr_from_keys(
+    keys: np.ndarray, n: int, m: int, n_groups: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Group offsets, row persons, row pointer and items from sorted keys (duplicates skipped)."""
+    items = np.empty(keys.size, dtype=np.int32)
+    persons = np.empty(keys.size, dtype=np.int64)
+    indptr = np.empty(keys.size + 1, dtype=np.int64)
+    group_indptr = np.zeros(n_groups + 1, dtype=np.int64)
+    rows = 0
+    size = 0
+    previous = -1
+    previous_row = -1
+    for q in range(keys.size):
+        key = keys[q]
+        if key == previous:
+            continue
+        previous = key
+        row = key // m
+        if row != previous_row:
+            previous_row = row
+            persons[rows] = row % n
+            group_indptr[row // n + 1] += 1
+            indptr[rows] = size
+            rows += 1
+        items[size] = key - row * m
+        size += 1
+    indptr[rows] = size
+    for g in range(n_groups):
+        group_indptr[g + 1] += group_indptr[g]
+    return group_indptr, persons[:rows].copy(), indptr[: rows + 1].copy(), items[:size].copy()
