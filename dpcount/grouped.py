@@ -193,8 +193,8 @@ class GroupedGraph:
         ic = np.asarray(item_codes, dtype=np.int64)
         if n_groups * n * m < 2**62:
             keys = np.sort(_triple_keys(gc, pc, ic, n, m))
-            return cls._new(*_csr_from_keys(keys, n, m, group_labels.size), person_labels, group_labels,
-                            item_labels)  # fmt: skip
+            arrays = _csr_from_keys(keys, n, m, group_labels.size)
+            return cls._new(*arrays, person_labels, group_labels, item_labels)
         # Too many combinations for one int64 key: sort by the three columns.
         order = np.lexsort((ic, pc, gc))
         gc, pc, ic = gc[order], pc[order], ic[order]
@@ -433,6 +433,13 @@ class GroupedGraph:
         return all(np.array_equal(getattr(self, f), getattr(other, f)) for f in _FIELDS)
 
     __hash__ = None  # type: ignore[assignment]
+
+    def __getstate__(self) -> tuple[np.ndarray, ...]:
+        return tuple(getattr(self, name) for name in _FIELDS)
+
+    def __setstate__(self, state: tuple[np.ndarray, ...]) -> None:
+        for name, value in zip(_FIELDS, state, strict=True):
+            object.__setattr__(self, name, _readonly(np.array(value)))
 
     def __repr__(self) -> str:
         return (

@@ -216,10 +216,12 @@ def table_text(result: GroupedDistinctCountResult, source: Source) -> str:
     ]
     widths = [max(len(row[c]) for row in rows) for c in range(4)]
     lines = [
-        "  ".join(cell.ljust(w) if c == 0 else cell.rjust(w) for c, (cell, w) in
-                  enumerate(zip(row, widths, strict=True)))
+        "  ".join(
+            cell.ljust(w) if c == 0 else cell.rjust(w)
+            for c, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
         for row in rows
-    ]  # fmt: skip
+    ]
     if not result.rows:
         lines.append("(no group key passed the private selection)")
     return "\n".join([head, *lines])

@@ -96,8 +96,19 @@ def test_empty_groups_file_is_one_clear_error(sales, tmp_path, capsys):
 
 def test_python_m_dpcount(sales, keys):
     out = subprocess.run(
-        [sys.executable, "-m", "dpcount", "count", str(sales), *ARGS, "--groups-file", str(keys),
-         "--csv"],
-        capture_output=True, text=True, check=True,
-    ).stdout  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "dpcount",
+            "count",
+            str(sales),
+            *ARGS,
+            "--groups-file",
+            str(keys),
+            "--csv",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
     assert out.splitlines()[0] == "group,lower_bound,estimate,ell,scale"

@@ -12,9 +12,10 @@ from dpcount.graph import PersonItemGraph
 from dpcount.grouped import GroupedGraph
 
 triples = st.lists(
-    st.tuples(st.integers(0, 5), st.sampled_from("xyz"), st.integers(0, 7)), min_size=1,
+    st.tuples(st.integers(0, 5), st.sampled_from("xyz"), st.integers(0, 7)),
+    min_size=1,
     max_size=40,
-)  # fmt: skip
+)
 
 
 def _graph(rows):
@@ -40,9 +41,13 @@ def test_triples_round_trip_and_labels_sorted(rows):
     g = _graph(rows)
     p, gr, i = g.triples()
     back = set(
-        zip(g.person_labels[p].tolist(), g.group_labels[gr].tolist(), g.item_labels[i].tolist(),
-            strict=True)
-    )  # fmt: skip
+        zip(
+            g.person_labels[p].tolist(),
+            g.group_labels[gr].tolist(),
+            g.item_labels[i].tolist(),
+            strict=True,
+        )
+    )
     assert back == set(rows)
     for labels in (g.person_labels, g.group_labels, g.item_labels):
         assert list(labels) == sorted(set(labels.tolist()))
@@ -58,6 +63,14 @@ def test_select_and_keep_groups():
     assert kept.keep_groups(2, key=3) == kept  # already bounded: nothing changes
     with pytest.raises(InvalidParameterError, match="max_groups"):
         g.keep_groups(0, key=3)
+
+
+def test_pickle_round_trip():
+    import pickle
+
+    g = _graph([(1, "a", 1), (2, "b", 3)])
+    back = pickle.loads(pickle.dumps(g))
+    assert back == g and not back.indices.flags.writeable
 
 
 def test_wide_key_space_uses_the_three_column_sort():

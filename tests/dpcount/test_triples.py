@@ -36,8 +36,10 @@ def test_sql_and_dataframe_sources():
     assert read_triples(df, "u", "g", "i") == EXPECTED
     con = duckdb.connect()
     con.register("t", df)
-    assert read_triples(sql="SELECT * FROM t", person="u", group="g", item="i",
-                        connection=con) == EXPECTED  # fmt: skip
+    assert (
+        read_triples(sql="SELECT * FROM t", person="u", group="g", item="i", connection=con)
+        == EXPECTED
+    )
     assert {r[0] for r in con.execute("SHOW TABLES").fetchall()} == {"t"}
 
 

@@ -32,8 +32,10 @@ def _group_values(rows, k, ell, method="auto"):
         return dict.fromkeys(GROUPS, 0)
     bounded = _graph(rows).keep_groups(k, KEY)
     curves = grouped_curves(bounded, ell, method, rng=5)
-    return {g: int(curves[bounded.group_index(g), ell - 1]) if g in bounded.group_labels
-            else 0 for g in GROUPS}  # fmt: skip
+    return {
+        g: int(curves[bounded.group_index(g), ell - 1]) if g in bounded.group_labels else 0
+        for g in GROUPS
+    }
 
 
 @settings(max_examples=60, deadline=None)
@@ -130,9 +132,14 @@ def test_each_group_runs_at_epsilon_over_k():
 
 def test_family_wise_splits_beta():
     t = grouped_distinct_count(
-        _one_item_each(), 1.0, groups=["g0", "g1"], max_groups=1, beta=0.1, family_wise=True,
+        _one_item_each(),
+        1.0,
+        groups=["g0", "g1"],
+        max_groups=1,
+        beta=0.1,
+        family_wise=True,
         rng=0,
-    )  # fmt: skip
+    )
     assert t.group_beta == pytest.approx(0.05)
 
 
