@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import duckdb
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.grouped import GroupedGraph
@@ -63,3 +68,19 @@ def test_errors(tmp_path):
         read_triples(path, person="user", group="user", item="product")
     with pytest.raises(InvalidParameterError, match="count"):
         read_pairs(path, person="user", item="product", count="region", group="region")
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.integers(0, 9), st.sampled_from(["a", "B", "é", "a b"]), st.integers(-3, 30)),
+        min_size=1,
+        max_size=30,
+    )
+)
+def test_files_agree_with_from_triples(rows):
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "rows.csv"
+        path.write_text("u,g,i\n" + "".join(f'{p},"{g}",{i}\n' for p, g, i in rows))
+        got = read_triples(path, person="u", group="g", item="i")
+    assert got == GroupedGraph.from_triples(*zip(*rows, strict=True))
