@@ -350,6 +350,8 @@ def grouped_distinct_count(
         r = dp_distinct_count_from_curve(
             curves[g] if g >= 0 else empty,
             no_degrees,
+            # Knop & Steinke Alg. 1 at ε_count/k: one person touches ≤ k groups, so the
+            # touched releases compose to ε_count (docs/grouped.md, composition argument).
             eps_count / k,
             group_beta,
             ell_max,
