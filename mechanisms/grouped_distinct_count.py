@@ -56,6 +56,7 @@ from dpcount.validation import (
     check_positive_int,
     check_probability,
 )
+from matching._common import MAX_ELL
 from matching.grouped import grouped_curves
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
@@ -312,7 +313,7 @@ def grouped_distinct_count(
     eps = check_epsilon(epsilon)
     b = check_beta(beta)
     k = check_positive_int(max_groups, "max_groups")
-    ell_max = check_positive_int(ell_max, "ell_max")
+    ell_max = check_positive_int(ell_max, "ell_max", maximum=MAX_ELL)
     check_choice(counting, "counting", COUNTINGS)
     if groups is not None:
         keys: list[Hashable] | None = _check_groups(groups)
@@ -340,21 +341,25 @@ def grouped_distinct_count(
     if keys is None:
         keys = _select_keys(bounded, eps_select, dlt, k, select_rng)
         bounded = bounded.select_groups(keys)
-    curves = grouped_curves(bounded, ell_max, _METHODS[counting], rng=curve_rng)
+    # Every curve is flat from the largest degree on, so only that many columns are computed
+    # (a huge ℓ_max allocates nothing per ℓ here); the flat tail is restored per group below.
+    width = max(1, min(ell_max, int(np.diff(bounded.indptr).max(initial=0))))
+    curves = grouped_curves(bounded, width, _METHODS[counting], rng=curve_rng)
     group_beta = b / max(1, len(keys)) if family_wise else b
-    empty = np.zeros(ell_max, dtype=np.int64)
+    empty = np.zeros(width, dtype=np.int64)
     no_degrees = np.zeros(0, dtype=np.int64)  # read only by non-private ℓ rules
     rows = []
     for key in keys:
         g = bounded.group_index(key)
+        curve = curves[g] if g >= 0 else empty
         r = dp_distinct_count_from_curve(
-            curves[g] if g >= 0 else empty,
+            np.pad(curve, (0, ell_max - width), mode="edge") if width < ell_max else curve,
             no_degrees,
             # Knop & Steinke Alg. 1 at ε_count/k: one person touches ≤ k groups, so the
             # touched releases compose to ε_count (docs/grouped.md, composition argument).
             eps_count / k,
-            group_beta,
-            ell_max,
+            beta=group_beta,
+            ell_max=ell_max,
             counting=counting,  # type: ignore[arg-type]
             selection_rng=gem_rng,
             noise_rng=noise_rng,
