@@ -159,8 +159,8 @@ def grouped_curves(
     -------
     numpy.ndarray
         int64 array of shape ``(n_groups, ell_max)``; row g equals
-        ``matching.dc_curve(graph.group(label_g), ell_max, method)`` for the exact and greedy
-        methods.
+        ``matching.dc_curve(graph.group(label_g), ell_max, method, rng=rng)`` (for
+        ``"sampling"`` with the same int seed: the ranks depend on the key and labels only).
 
     Examples
     --------

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -76,14 +75,14 @@ def test_keyed_choice_of_one_person_ignores_others(mine, others, k):
 @given(st.lists(triple, min_size=1, max_size=50), st.integers(1, 4))
 def test_grouped_curves_equal_per_group_dc_curve(rows, ell_max):
     graph = _graph(rows)
-    for method in ("auto", "greedy"):
-        curves = grouped_curves(graph, ell_max, method)
+    for method in ("auto", "greedy", "sampling"):
+        curves = grouped_curves(graph, ell_max, method, rng=1 if method == "sampling" else None)
         for g, label in enumerate(graph.group_labels):
-            expected = matching.dc_curve(graph.group(label), ell_max, method)
+            # The sampling ranks depend on the key and the labels only, so the same seed
+            # gives the same sample inside the grouped graph and in the group's own graph.
+            rng = 1 if method == "sampling" else None
+            expected = matching.dc_curve(graph.group(label), ell_max, method, rng=rng)
             assert curves[g].tolist() == expected.tolist()
-    sampled = grouped_curves(graph, ell_max, "sampling", rng=1)
-    assert np.all(sampled <= grouped_curves(graph, ell_max))
-    assert np.all(sampled[:, -1] >= 1)
 
 
 def _one_item_each(n_groups=2, per_group=300):
