@@ -34,6 +34,8 @@ _LAZY = {
     "read_pairs": "dpcount.io",
     "read_texts": "dpcount.io",
     "write_pairs": "dpcount.io",
+    "read_triples": "dpcount.triples",
+    "GroupedGraph": "dpcount.grouped",
     "tokenize": "dpcount.text",
     "ngram_graph": "dpcount.text",
     "datasets": "dpcount.datasets",

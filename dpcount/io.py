@@ -51,7 +51,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
@@ -61,6 +61,8 @@ from dpcount.text import NGRAM_SIZES, TOKEN_PATTERN, tokenize
 
 if TYPE_CHECKING:
     import duckdb
+
+    from dpcount.grouped import GroupedGraph
 
 __all__ = [
     "FORMATS",
@@ -125,12 +127,51 @@ class DroppedRowsWarning(UserWarning):
 # --------------------------------------------------------------------------------------------
 
 
+@overload
+def read_pairs(
+    source: str | os.PathLike[str] | None = ...,
+    person: str = ...,
+    item: str = ...,
+    count: str | None = ...,
+    *,
+    group: None = ...,
+    sql: str | None = ...,
+    connection: duckdb.DuckDBPyConnection | None = ...,
+    format: str | None = ...,
+    drop_nulls: bool = ...,
+    delimiter: str | None = ...,
+    header: bool = ...,
+    encoding: str = ...,
+    column_types: Mapping[str, str] | None = ...,
+) -> PersonItemGraph: ...
+
+
+@overload
+def read_pairs(
+    source: str | os.PathLike[str] | None = ...,
+    person: str = ...,
+    item: str = ...,
+    count: str | None = ...,
+    *,
+    group: str,
+    sql: str | None = ...,
+    connection: duckdb.DuckDBPyConnection | None = ...,
+    format: str | None = ...,
+    drop_nulls: bool = ...,
+    delimiter: str | None = ...,
+    header: bool = ...,
+    encoding: str = ...,
+    column_types: Mapping[str, str] | None = ...,
+) -> GroupedGraph: ...
+
+
 def read_pairs(
     source: str | os.PathLike[str] | None = None,
     person: str = "person",
     item: str = "item",
     count: str | None = None,
     *,
+    group: str | None = None,
     sql: str | None = None,
     connection: duckdb.DuckDBPyConnection | None = None,
     format: str | None = None,
@@ -139,7 +180,7 @@ def read_pairs(
     header: bool = True,
     encoding: str = "utf-8",
     column_types: Mapping[str, str] | None = None,
-) -> PersonItemGraph:
+) -> PersonItemGraph | GroupedGraph:
     """Read person–item pairs from a file or a SQL query into a :class:`PersonItemGraph`.
 
     Duplicate pairs are merged (their ``count`` values summed when a count column is given).
@@ -153,6 +194,9 @@ def read_pairs(
     count
         Optional column of non-negative integer multiplicities (e.g. how often a person used an
         item); pairs whose counts sum to 0 are dropped.
+    group
+        A group-key column: read (person, group, item) triples into a
+        :class:`~dpcount.grouped.GroupedGraph` instead (:func:`dpcount.triples.read_triples`).
     sql
         A DuckDB ``SELECT`` query producing the columns, instead of ``source``.  It may read files
         itself, e.g. ``SELECT ... FROM read_parquet('logs/*.parquet') WHERE ...``.
@@ -205,6 +249,16 @@ def read_pairs(
     >>> g.person_labels.tolist(), g.item_labels.tolist(), g.indices.tolist()
     (['a', 'b'], [1, 2], [0, 1, 1])
     """
+    if group is not None:
+        from dpcount.triples import read_triples
+
+        if count is not None:
+            raise InvalidParameterError("count= is not supported together with group=")
+        return read_triples(
+            source, person, group, item, sql=sql, connection=connection, format=format,
+            drop_nulls=drop_nulls, delimiter=delimiter, header=header, encoding=encoding,
+            column_types=column_types,
+        )  # fmt: skip
     src = _resolve_source(source, sql, format, delimiter, header, encoding, column_types)
     roles = {"person": person, "item": item} | ({"count": count} if count is not None else {})
     with _session(connection, src) as session:

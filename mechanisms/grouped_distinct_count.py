@@ -1,16 +1,27 @@
 """GROUP BY distinct counts under person-level DP: one Knop–Steinke lower bound per group.
 
-Contribution bounding across groups: every person keeps at most ``max_groups`` (k) of their
-groups, the k whose keyed hash BLAKE2b(key, person label, group label) is smallest.  The choice
-reads only that person's own groups and a secret per-release key, never another person.
+The release runs in three steps (docs/grouped.md has the derivations):
 
-Composition argument: after the bounding, adding or removing one person changes the data of at
-most k groups (and within one group changes DC_g(D;ℓ) by at most ℓ).  Each group's release is
-:func:`mechanisms.dp_distinct_count_from_curve` at ε/k (ε/2k for GEM, ε/2k for the Laplace count
-with the full shift, Knop & Steinke Algorithm 1).  A neighbour touches at most k of these
-releases and the others see identical inputs, so by sequential composition over the touched
-groups the whole table is (k · ε/k) = ε-DP.  Group keys must be public (``groups=``); groups
-absent from the data are counted on an empty graph, giving a bound ≤ 0.
+1. **Contribution bounding across groups.**  Every person keeps at most ``max_groups`` (k) of
+   their groups: the k whose keyed SplitMix64 hash of (secret key, person label, group label)
+   is smallest (:meth:`dpcount.grouped.GroupedGraph.keep_groups`).  The choice reads only that
+   person's own groups and the key, never another person, so the bounded data of neighbours are
+   neighbours.
+2. **Group keys.**  Either public (``groups=``, no selection cost; keys absent from the data are
+   counted on an empty graph and give a bound ≤ 0), or chosen privately (``groups=None``) by the
+   weighted Gaussian set union (Gopi et al. 2020, Alg. 8;
+   :func:`mechanisms.set_union.weighted_gaussian`) over the bounded person → group graph with
+   Δ0 = k, at (ε_select, δ) with ε_select = ``selection_share`` · ε.
+3. **Counting.**  Per released group g, Knop & Steinke Algorithm 1 on the group's person–item
+   graph at ε_count / k (ε_count = ε − ε_select): GEM chooses ℓ with ε_count/(2k) and the
+   Laplace lower bound with the full shift spends ε_count/(2k).
+
+Composition argument: after step 1, adding or removing one person changes the data of at most
+k groups, and within a group changes DC_g(D;ℓ) by at most ℓ.  Every group's release is
+(ε_count/k)-DP in that group's data; a neighbour touches at most k of them and the others see
+identical inputs, so by sequential composition over the touched groups the table of counts is
+(k · ε_count/k) = ε_count-DP.  With private keys, the counts are computed after (and only for)
+the released keys, so basic composition gives (ε_select + ε_count, δ) = (ε, δ) in total.
 
 Examples
 --------
@@ -25,159 +36,247 @@ True
 
 from __future__ import annotations
 
-import hashlib
 import html
+import json
 import secrets
-from collections.abc import Hashable, Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-import matching
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_beta, check_choice, check_epsilon, check_positive_int
+from dpcount.grouped import GroupedGraph
+from dpcount.validation import (
+    check_beta,
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_positive_int,
+    check_probability,
+)
+from matching._common import MAX_ELL
+from matching.grouped import grouped_curves
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.distinct_count import dp_distinct_count_from_curve
 
-__all__ = ["GroupRow", "GroupedDistinctCountResult", "grouped_distinct_count", "keep_groups"]
+__all__ = [
+    "GroupRow",
+    "GroupedDistinctCountResult",
+    "as_grouped_graph",
+    "grouped_distinct_count",
+]
 
 COUNTINGS: tuple[str, ...] = ("matching", "greedy", "sampling")
-
-
-def _hash(key: bytes, person: Hashable, group: Hashable) -> int:
-    """Keyed BLAKE2b of (person, group): a pseudo-random rank that no other person affects."""
-    text = repr((type(person).__name__, person, type(group).__name__, group)).encode()
-    return int.from_bytes(hashlib.blake2b(text, key=key, digest_size=8).digest(), "big")
-
-
-def keep_groups(
-    triples: Iterable[tuple[Hashable, Hashable, Hashable]], max_groups: int, key: bytes
-) -> list[tuple[Hashable, Hashable, Hashable]]:
-    """The triples of each person's ≤ ``max_groups`` groups of smallest keyed hash.
-
-    Examples
-    --------
-    >>> rows = [("p", g, 1) for g in "abcde"]
-    >>> len({g for _, g, _ in keep_groups(rows, 2, b"k")})
-    2
-    """
-    rows = list(triples)
-    groups_of: dict[Hashable, set[Hashable]] = {}
-    for person, group, _ in rows:
-        groups_of.setdefault(person, set()).add(group)
-    kept: dict[Hashable, set[Hashable]] = {}
-    for person, groups in groups_of.items():
-        ranked = sorted(groups, key=lambda g: _hash(key, person, g))
-        kept[person] = set(ranked[:max_groups])
-    return [row for row in rows if row[1] in kept[row[0]]]
+_METHODS = {"matching": "incremental", "greedy": "greedy", "sampling": "sampling"}
+_SELECTION = "weighted_gaussian"
 
 
 @dataclass(frozen=True)
 class GroupRow:
-    """One released group: its (1 − β) lower bound, the chosen ℓ and the noise scale."""
+    """One released group: its (1 − β) lower bound, the chosen ℓ and the Laplace scale."""
 
     group: Hashable
     estimate: int | float
     ell: int
-    noise_scale: float
+    scale: float
 
 
 @dataclass(frozen=True)
 class GroupedDistinctCountResult:
-    """The released table; ``privacy_loss`` covers all rows together."""
+    """The released table; ``privacy_loss`` covers all rows (and the key selection) together.
+
+    Attributes
+    ----------
+    rows
+        One :class:`GroupRow` per released group, in the order of ``groups=`` (public keys)
+        or in label order (private keys).
+    epsilon, delta
+        The total budget spent.
+    beta, group_beta
+        The requested failure probability and the one each group's bound uses (β over the
+        number of rows with ``family_wise``).
+    max_groups
+        k: groups kept per person.
+    counting
+        ``"matching"``, ``"greedy"`` or ``"sampling"``.
+    selection
+        ``"public"`` or the set-union mechanism that chose the keys.
+    selection_epsilon, count_epsilon
+        The split of ε; each group's count ran at ``count_epsilon / max_groups``.
+    privacy_loss
+        The composed (ε, δ).
+    """
 
     rows: tuple[GroupRow, ...]
     epsilon: float
+    delta: float
     beta: float
     group_beta: float
     max_groups: int
     counting: str
+    selection: str
+    selection_epsilon: float
+    count_epsilon: float
     privacy_loss: PrivacyLoss
+    mechanism: str = field(default="grouped_distinct_count")
+    secure: bool = field(default=True)
+
+    @property
+    def is_private(self) -> bool:
+        """Whether the release carries a worst-case DP guarantee."""
+        return self.privacy_loss.is_private
+
+    @property
+    def scale(self) -> tuple[float, ...]:
+        """The Laplace scale of each row."""
+        return tuple(r.scale for r in self.rows)
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain Python values, JSON-ready (groups as given)."""
+        """Plain Python values, JSON-ready (numpy scalars as Python numbers)."""
         return {
+            "mechanism": self.mechanism,
             "epsilon": self.epsilon,
+            "delta": self.delta,
             "beta": self.beta,
             "group_beta": self.group_beta,
             "max_groups": self.max_groups,
             "counting": self.counting,
+            "selection": self.selection,
+            "selection_epsilon": self.selection_epsilon,
+            "count_epsilon": self.count_epsilon,
             "rows": [
-                {
-                    "group": r.group,
-                    "estimate": r.estimate,
-                    "ell": r.ell,
-                    "noise_scale": r.noise_scale,
-                }
+                {"group": _py(r.group), "estimate": r.estimate, "ell": r.ell, "scale": r.scale}
                 for r in self.rows
             ],
         }
+
+    def to_json(self) -> str:
+        """:meth:`to_dict` as a JSON string (group labels that JSON cannot hold become text)."""
+        return json.dumps(self.to_dict(), default=str, ensure_ascii=False)
 
     def to_pandas(self) -> Any:
         """The rows as a :class:`pandas.DataFrame` (needs pandas)."""
         import pandas as pd
 
-        return pd.DataFrame(self.to_dict()["rows"])
+        return pd.DataFrame(self.to_dict()["rows"], columns=["group", "estimate", "ell", "scale"])
 
     def _repr_html_(self) -> str:
         head = "<tr><th>group</th><th>estimate</th><th>ℓ</th><th>noise scale</th></tr>"
         body = "".join(
             f"<tr><td>{html.escape(str(r.group))}</td><td>{r.estimate}</td><td>{r.ell}</td>"
-            f"<td>{r.noise_scale:g}</td></tr>"
+            f"<td>{r.scale:g}</td></tr>"
             for r in self.rows
         )
-        return f"<table>{head}{body}</table><p>ε = {self.epsilon:g}, k = {self.max_groups}</p>"
+        return (
+            f"<table>{head}{body}</table><p>ε = {self.epsilon:g}, δ = {self.delta:g}, "
+            f"k = {self.max_groups}, keys: {html.escape(self.selection)}</p>"
+        )
 
 
-def _triples(data: Any) -> list[tuple[Hashable, Hashable, Hashable]]:
-    """(person, group, item) rows from a sequence of triples or a 3-column DataFrame."""
+def _py(value: Any) -> Any:
+    return value.item() if isinstance(value, np.generic) else value
+
+
+def as_grouped_graph(data: Any) -> GroupedGraph:
+    """A :class:`GroupedGraph` from a grouped graph, (person, group, item) rows or a DataFrame.
+
+    Examples
+    --------
+    >>> as_grouped_graph([("ann", "eu", 1), ("bob", "eu", 2)]).n_triples
+    2
+    """
+    if isinstance(data, GroupedGraph):
+        return data
+    if isinstance(data, PersonItemGraph):
+        raise DataError(
+            "a PersonItemGraph has no group column; read the data with "
+            "dpcount.read_triples(..., group=...) or pass (person, group, item) rows"
+        )
     if hasattr(data, "columns"):
         if len(data.columns) != 3:
-            raise DataError("the DataFrame must have exactly 3 columns: person, group, item")
-        return [tuple(row) for row in data.itertuples(index=False, name=None)]
+            raise DataError(
+                f"the DataFrame must have exactly 3 columns (person, group, item), got "
+                f"{list(map(str, data.columns))}; or use GroupedGraph.from_dataframe"
+            )
+        return GroupedGraph.from_triples(*(data.iloc[:, c] for c in range(3)))
     rows = [tuple(row) for row in data]
     for number, row in enumerate(rows, 1):
         if len(row) != 3:
             raise DataError(f"row {number} is not a (person, group, item) triple: {row!r}")
-    return rows
+    if not rows:
+        raise DataError("no rows; expected (person, group, item) triples")
+    persons, groups, items = zip(*rows, strict=True)
+    return GroupedGraph.from_triples(persons, groups, items)
+
+
+def _check_groups(groups: Sequence[Hashable]) -> list[Hashable]:
+    keys = list(groups)
+    if not keys:
+        raise InvalidParameterError(
+            "groups must list at least one group key (or be None to choose keys privately)"
+        )
+    if len(set(keys)) != len(keys):
+        raise InvalidParameterError("groups must not repeat a key")
+    return keys
+
+
+def _select_keys(
+    bounded: GroupedGraph, epsilon: float, delta: float, k: int, rng: np.random.Generator
+) -> list[Hashable]:
+    """Weighted Gaussian set union (Gopi et al. Alg. 8) over person → kept groups, Δ0 = k."""
+    from mechanisms.set_union import weighted_gaussian
+
+    person_groups = PersonItemGraph._from_codes(
+        bounded.row_persons, bounded.row_groups(), bounded.person_labels, bounded.group_labels
+    )
+    released = weighted_gaussian(person_groups, epsilon, delta, max_items=k, rng=rng)
+    return list(released.items.tolist())
 
 
 def grouped_distinct_count(
     data: Any,
     epsilon: float,
     *,
-    groups: Sequence[Hashable],
     max_groups: int,
+    groups: Sequence[Hashable] | None = None,
+    delta: float | None = None,
     beta: float = 0.05,
     ell_max: int = 100,
     counting: str = "matching",
     family_wise: bool = False,
+    selection_share: float = 0.5,
     rng: RNGLike = None,
 ) -> GroupedDistinctCountResult:
-    """A (1 − β) lower bound on the distinct items of every public group, ε-DP per person.
+    """A (1 − β) lower bound on the distinct items of every group, (ε, δ)-DP per person.
 
     Parameters
     ----------
     data
-        (person, group, item) triples, or a DataFrame of those three columns.
+        A :class:`~dpcount.grouped.GroupedGraph` (e.g. from :func:`dpcount.read_triples`),
+        (person, group, item) rows, or a DataFrame of those three columns in that order.
     epsilon
-        Total budget; each group's release runs at ε/k (see the module docstring).
-    groups
-        The public group keys to release (no selection cost); must not be empty.
+        Total budget ε (selection of keys plus counts; module docstring).
     max_groups
         k ≥ 1: each person keeps at most k groups, chosen by a keyed hash.
+    groups
+        Public group keys to release (no selection cost; must not be empty).  ``None``: keys
+        are chosen privately by the weighted Gaussian set union, which needs ``delta``.
+    delta
+        δ of the private key selection; must be ``None`` with public ``groups``.
     beta
-        Per-group failure probability; with ``family_wise=True`` β is split over the groups
-        (β divided by the number of released groups, each), so all bounds hold together with
-        probability ≥ 1 − β.
+        Per-group failure probability; with ``family_wise=True`` β is split over the released
+        groups (β over their number each), so all bounds hold together with probability
+        ≥ 1 − β.
     ell_max
         Largest per-group contribution bound GEM may choose.
     counting
         ``"matching"`` (exact DC_g(D;ℓ)), ``"greedy"`` or ``"sampling"`` (the truncation
-        baseline: ℓ random items per person per group, same budget and shift).
+        baseline: ℓ random items per person per kept group, same budget and shift).
+    selection_share
+        With private keys, the share of ε spent on choosing them (default ½); the rest counts.
     rng
         None | int | Generator | SeedSequence; also draws the secret hash key.
 
@@ -185,51 +284,106 @@ def grouped_distinct_count(
     -------
     GroupedDistinctCountResult
 
+    Raises
+    ------
+    InvalidParameterError
+        Empty or repeated ``groups``, k < 1, ``delta`` missing for private keys (or given for
+        public ones), or the usual ε, β, ℓ_max checks.
+    DataError
+        Rows that are not (person, group, item) triples, nulls or mixed label kinds.
+
+    Notes
+    -----
+    Privacy: (ε, δ)-DP (δ = 0 with public keys) under adding or removing one person with all
+    their triples (module docstring for the composition over groups).  Accuracy: each row's
+    estimate is ≤ DC_g(D) with probability ≥ 1 − β (Knop & Steinke Thm 1.1 at ε_count/k), for
+    DC_g of the data after each person's k-group bounding.
+
+    References
+    ----------
+    Knop, Steinke, "Counting Distinct Elements Under Person-Level Differential Privacy", 2023.
+    Gopi, Gulhane, Kulkarni, Shen, Shokouhi, Yekhanin, "Differentially Private Set Union", 2020.
+
     Examples
     --------
     >>> t = grouped_distinct_count([("p", "g", 1)], 1.0, groups=["g"], max_groups=1, rng=1)
-    >>> t.rows[0].group, t.max_groups
-    ('g', 1)
+    >>> t.rows[0].group, t.max_groups, t.selection
+    ('g', 1, 'public')
     """
     eps = check_epsilon(epsilon)
     b = check_beta(beta)
     k = check_positive_int(max_groups, "max_groups")
-    ell_max = check_positive_int(ell_max, "ell_max")
+    ell_max = check_positive_int(ell_max, "ell_max", maximum=MAX_ELL)
     check_choice(counting, "counting", COUNTINGS)
-    keys = list(groups)
-    if not keys:
-        raise InvalidParameterError("groups must list at least one group key")
-    if len(set(keys)) != len(keys):
-        raise InvalidParameterError("groups must not repeat a key")
-    group_beta = b / len(keys) if family_wise else b
-    key_rng, *streams = spawn(rng, 1 + 3 * len(keys))
-    key = key_rng.bytes(16) if rng is not None else secrets.token_bytes(16)
-    wanted = set(keys)
-    kept = keep_groups((t for t in _triples(data) if t[1] in wanted), k, key)
-    by_group: dict[Hashable, tuple[list[Hashable], list[Hashable]]] = {g: ([], []) for g in keys}
-    for person, group, item in kept:
-        persons, items = by_group[group]
-        persons.append(person)
-        items.append(item)
+    if groups is not None:
+        keys: list[Hashable] | None = _check_groups(groups)
+        if delta is not None:
+            raise InvalidParameterError(
+                "delta applies to private key selection only; drop it or pass groups=None"
+            )
+        dlt, eps_select = 0.0, 0.0
+    else:
+        keys = None
+        if delta is None:
+            raise InvalidParameterError(
+                "groups=None chooses the group keys privately and needs delta (e.g. 1e-6); "
+                "or pass the public keys as groups=[...]"
+            )
+        dlt = check_delta(delta)
+        eps_select = eps * check_probability(selection_share, "selection_share")
+    eps_count = eps - eps_select
+    graph = as_grouped_graph(data)
+    key_rng, select_rng, curve_rng, gem_rng, noise_rng = spawn(rng, 5)
+    hash_key = int(key_rng.integers(2**63)) if rng is not None else secrets.randbits(63)
+    if keys is not None:
+        graph = graph.select_groups(keys)
+    bounded = graph.keep_groups(k, hash_key)
+    if keys is None:
+        keys = _select_keys(bounded, eps_select, dlt, k, select_rng)
+        bounded = bounded.select_groups(keys)
+    # Every curve is flat from the largest degree on, so only that many columns are computed
+    # (a huge ℓ_max allocates nothing per ℓ here); the flat tail is restored per group below.
+    width = max(1, min(ell_max, int(np.diff(bounded.indptr).max(initial=0))))
+    curves = grouped_curves(bounded, width, _METHODS[counting], rng=curve_rng)
+    group_beta = b / max(1, len(keys)) if family_wise else b
+    empty = np.zeros(width, dtype=np.int64)
+    no_degrees = np.zeros(0, dtype=np.int64)  # read only by non-private ℓ rules
     rows = []
-    for index, group in enumerate(keys):
-        graph = PersonItemGraph.from_pairs(*by_group[group])
-        curve_rng, selection_rng, noise_rng = streams[3 * index : 3 * index + 3]
-        method = "auto" if counting == "matching" else counting
-        if graph.n_persons:
-            curve = matching.dc_curve(graph, ell_max, method, rng=curve_rng)
-        else:
-            curve = np.zeros(ell_max, dtype=np.int64)
+    for key in keys:
+        g = bounded.group_index(key)
+        curve = curves[g] if g >= 0 else empty
         r = dp_distinct_count_from_curve(
-            curve,
-            graph.degrees(),
-            eps / k,
-            group_beta,
-            ell_max,
+            np.pad(curve, (0, ell_max - width), mode="edge") if width < ell_max else curve,
+            no_degrees,
+            # Knop & Steinke Alg. 1 at ε_count/k: one person touches ≤ k groups, so the
+            # touched releases compose to ε_count (docs/grouped.md, composition argument).
+            eps_count / k,
+            beta=group_beta,
+            ell_max=ell_max,
             counting=counting,  # type: ignore[arg-type]
-            selection_rng=selection_rng,
+            selection_rng=gem_rng,
             noise_rng=noise_rng,
         )
-        rows.append(GroupRow(group, r.estimate, r.ell, r.noise_scale))
-    loss = PrivacyLoss(eps, description=f"grouped distinct count, {len(keys)} groups, k = {k}")
-    return GroupedDistinctCountResult(tuple(rows), eps, b, group_beta, k, counting, loss)
+        rows.append(GroupRow(key, r.estimate, r.ell, r.noise_scale))
+    count_loss = PrivacyLoss(
+        eps_count,
+        description=f"{len(keys)} group counts at ε/{k} each ({counting}), ≤ {k} per person",
+    )
+    if eps_select:
+        select_loss = PrivacyLoss(eps_select, dlt, f"group keys by {_SELECTION} set union")
+        loss = select_loss.compose(count_loss, description="grouped distinct count")
+    else:
+        loss = count_loss
+    return GroupedDistinctCountResult(
+        rows=tuple(rows),
+        epsilon=eps,
+        delta=dlt,
+        beta=b,
+        group_beta=group_beta,
+        max_groups=k,
+        counting=counting,
+        selection="public" if eps_select == 0 else _SELECTION,
+        selection_epsilon=eps_select,
+        count_epsilon=eps_count,
+        privacy_loss=loss,
+    )

@@ -25,6 +25,7 @@ from ._common import (
     source_from_args,
     wrap,
 )
+from ._grouped import add_grouped_arguments, grouped_requested, run_grouped
 from ._progress import progress
 from ._spark import add_engine_arguments, spark_count
 
@@ -91,11 +92,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--json", action="store_true", help="print one JSON object instead of sentences"
     )
     add_engine_arguments(parser)
+    add_grouped_arguments(parser)
     parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
     """Read the data, run :func:`dp_distinct_count` and print the release."""
+    if grouped_requested(args):
+        return run_grouped(args)
     source = source_from_args(args)
     show = show_progress(args)
     if args.engine == "spark":

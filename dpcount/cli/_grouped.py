@@ -1,0 +1,227 @@
+"""``dpcount count ... --group COLUMN``: a private lower bound per group (GROUP BY).
+
+Hooked into ``dpcount count``: with ``--group`` the command reads (person, group, item) triples
+and runs :func:`mechanisms.grouped_distinct_count.grouped_distinct_count`, printing one row per
+released group as a table, CSV (``--csv``) or JSON (``--json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import io
+import math
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpcount.grouped import GroupedGraph
+from mechanisms.grouped_distinct_count import GroupedDistinctCountResult, grouped_distinct_count
+
+from ._common import (
+    Source,
+    UserError,
+    delta_type,
+    json_text,
+    loss_json,
+    positive_int_type,
+    show_progress,
+    source_from_args,
+)
+from ._progress import progress
+
+__all__ = ["add_grouped_arguments", "grouped_requested", "run_grouped"]
+
+EPILOG = """\
+GROUP BY (one bound per group):
+  dpcount count sales.parquet --person customer --item product --group region --max-groups 2 \\
+      --groups-file regions.txt --csv
+  dpcount count posts.csv --person user --item word --group forum --max-groups 3 --delta 1e-6
+
+Each person keeps at most K of their groups (a keyed hash, independent of other persons), so
+each group's count runs at ε/K and the table is ε-DP.  Without --groups-file the group keys
+themselves are chosen privately (weighted Gaussian set union, ε/2 of the budget, needs --delta).
+"""
+
+
+def add_grouped_arguments(parser: argparse.ArgumentParser) -> None:
+    """The ``--group`` options of ``dpcount count`` (and their examples in its epilog)."""
+    parser.epilog = f"{parser.epilog or ''}\n{EPILOG}"
+    group = parser.add_argument_group("GROUP BY: one bound per group (with --group)")
+    group.add_argument("--group", metavar="COLUMN", help="column of group keys")
+    group.add_argument(
+        "--max-groups",
+        type=positive_int_type("max-groups"),
+        metavar="K",
+        help="groups each person may contribute to, K >= 1 (required with --group)",
+    )
+    group.add_argument(
+        "--groups-file",
+        metavar="F",
+        help="text file of the public group keys to release, one per line; without it the "
+        "keys are chosen privately (needs --delta)",
+    )
+    group.add_argument(
+        "--delta", type=delta_type, metavar="D", help="δ of the private choice of group keys"
+    )
+    group.add_argument(
+        "--family-wise",
+        action="store_true",
+        help="split β over the groups so that all bounds hold together with confidence 1 − β",
+    )
+    group.add_argument("--csv", action="store_true", help="print the table as CSV")
+
+
+_GROUP_ONLY = ("max_groups", "groups_file", "delta", "family_wise", "csv")
+
+
+def grouped_requested(args: argparse.Namespace) -> bool:
+    """Whether ``--group`` was given; its companion options without it are an error."""
+    if args.group is not None:
+        return True
+    for name in _GROUP_ONLY:
+        if getattr(args, name) not in (None, False):
+            raise UserError(f"--{name.replace('_', '-')} applies with --group COLUMN only")
+    return False
+
+
+def run_grouped(args: argparse.Namespace) -> int:
+    """Read triples, release the grouped bounds and print them."""
+    _check_options(args)
+    source = source_from_args(args)
+    keys = _read_keys(args.groups_file) if args.groups_file is not None else None
+    show = show_progress(args) and not args.csv
+    graph = _load(source, _group_column(args), show)
+    with progress("computing the private lower bounds", enabled=show):
+        result = grouped_distinct_count(
+            graph,
+            args.epsilon,
+            max_groups=args.max_groups,
+            groups=None if keys is None else _typed_keys(keys, graph.group_labels),
+            delta=args.delta,
+            beta=args.beta,
+            ell_max=args.ell_max,
+            counting=args.counting,
+            family_wise=args.family_wise,
+            rng=args.seed,
+        )
+    if args.json:
+        doc = result.to_dict() | {
+            "privacy_loss": loss_json(result.privacy_loss),
+            "source": source.to_json() | {"group": args.group},
+            "seed": args.seed,
+        }
+        print(json_text(doc))
+    elif args.csv:
+        print(table_csv(result), end="")
+    else:
+        print(table_text(result, source))
+    return 0
+
+
+def _check_options(args: argparse.Namespace) -> None:
+    if args.max_groups is None:
+        raise UserError("--group needs --max-groups K (groups each person may contribute to)")
+    if args.groups_file is None and args.delta is None:
+        raise UserError(
+            "without --groups-file the group keys are chosen privately: give --delta D "
+            "(e.g. 1e-6), or the public keys with --groups-file F"
+        )
+    if args.json and args.csv:
+        raise UserError("give at most one of --json and --csv")
+    if args.dataset is not None:
+        raise UserError("--group reads a FILE or --sql; the built-in data sets have no groups")
+    if getattr(args, "engine", "local") != "local":
+        raise UserError("--group runs on the local engine only")
+
+
+def _group_column(args: argparse.Namespace) -> str:
+    """The group column; with --no-header --columns, its position name ``columnN``."""
+    if args.columns is None:
+        return str(args.group)
+    names = [name.strip() for name in args.columns.split(",")]
+    if args.group not in names:
+        raise UserError(f"--group {args.group!r} is not among --columns {args.columns!r}")
+    return f"column{names.index(args.group)}"
+
+
+def _load(source: Source, group: str, show: bool) -> GroupedGraph:
+    from dpcount.triples import read_triples
+
+    with progress(f"reading {source.describe()}", enabled=show):
+        return read_triples(
+            source.value if source.kind == "file" else None,
+            person=source.person,
+            group=group,
+            item=source.item,
+            sql=source.value if source.kind == "sql" else None,
+            format=source.format,
+            drop_nulls=source.drop_nulls,
+            header=source.header,
+            delimiter=source.delimiter,
+            encoding=source.encoding,
+        )
+
+
+def _read_keys(path: str) -> list[str]:
+    """Non-empty lines of the groups file (an empty list is refused by the mechanism)."""
+    try:
+        text = Path(path).expanduser().read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserError(f"--groups-file {path!r}: {exc.strerror or exc}") from None
+    return [line.strip() for line in text.splitlines() if line.strip()]
+
+
+def _typed_keys(keys: list[str], labels: np.ndarray) -> list[Any]:
+    """The keys as values of the group column's type (integers, numbers, dates or text)."""
+    kind = labels.dtype.kind
+    convert: Any = {"i": int, "u": int, "f": float, "M": np.datetime64}.get(kind, str)
+    out = []
+    for line, key in enumerate(keys, 1):
+        try:
+            out.append(convert(key))
+        except ValueError:
+            raise UserError(
+                f"--groups-file line {line}: {key!r} is not a {labels.dtype} group key"
+            ) from None
+    return out
+
+
+def _bound(estimate: float) -> int:
+    return max(0, math.ceil(estimate))
+
+
+def table_csv(result: GroupedDistinctCountResult) -> str:
+    """``group,lower_bound,estimate,ell,scale`` rows."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["group", "lower_bound", "estimate", "ell", "scale"])
+    for r in result.rows:
+        writer.writerow([r.group, _bound(r.estimate), r.estimate, r.ell, r.scale])
+    return out.getvalue()
+
+
+def table_text(result: GroupedDistinctCountResult, source: Source) -> str:
+    """An aligned table with a header line on the budget."""
+    head = (
+        f"{source.describe()}: private lower bounds on distinct items per group "
+        f"(ε = {result.epsilon:g}"
+        + (f", δ = {result.delta:g}" if result.delta else "")
+        + f", k = {result.max_groups}, confidence {1 - result.group_beta:.4g} per group"
+        + f", keys: {result.selection})"
+    )
+    rows = [["group", "at least", "ℓ", "noise scale"]] + [
+        [str(r.group), f"{_bound(r.estimate):,}", str(r.ell), f"{r.scale:g}"] for r in result.rows
+    ]
+    widths = [max(len(row[c]) for row in rows) for c in range(4)]
+    lines = [
+        "  ".join(
+            cell.ljust(w) if c == 0 else cell.rjust(w)
+            for c, (cell, w) in enumerate(zip(row, widths, strict=True))
+        )
+        for row in rows
+    ]
+    if not result.rows:
+        lines.append("(no group key passed the private selection)")
+    return "\n".join([head, *lines])
