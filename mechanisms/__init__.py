@@ -21,6 +21,8 @@ Examples
 """
 
 from mechanisms import bayesian_ngrams, set_union
+from mechanisms._defaults import DEFAULT_BETA
+from mechanisms._result import Release
 from mechanisms.accounting import PrivacyAccountant, PrivacyLoss
 from mechanisms.bayesian_ngrams import bayesian_dp, end_to_end_dp
 from mechanisms.distinct_count import (
@@ -50,12 +52,14 @@ from mechanisms.set_union import (
 from mechanisms.shifted_inverse import ShiftedInverseResult, shifted_inverse
 
 __all__ = [
+    "DEFAULT_BETA",
     "DistinctCountResult",
     "GroupedDistinctCountResult",
     "LaplaceRelease",
     "PrivacyAccountant",
     "PrivacyLoss",
     "R2TResult",
+    "Release",
     "SetUnionResult",
     "ShiftedInverseResult",
     "bayesian_dp",

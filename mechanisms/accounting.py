@@ -20,10 +20,12 @@ dpcount.errors.BudgetExceededError: 'second count' needs epsilon=0.5 but only 0.
 from __future__ import annotations
 
 import math
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
-from dpcount.errors import BudgetExceededError, InvalidParameterError
+from dpcount.errors import BudgetExceededError, InvalidParameterError, UnsafeNoiseWarning
 
 __all__ = ["PrivacyAccountant", "PrivacyLoss"]
 
@@ -87,6 +89,37 @@ class PrivacyLoss:
             worst_case=all(p.worst_case for p in parts),
         )
 
+    def to_dict(self) -> dict[str, Any]:
+        """The loss as JSON-able data; ε = ∞ becomes ``None``.
+
+        Examples
+        --------
+        >>> PrivacyLoss(0.5, 1e-6, "a").to_dict()["epsilon"]
+        0.5
+        >>> PrivacyLoss.from_dict(PrivacyLoss.non_private("x").to_dict()).epsilon
+        inf
+        """
+        return {
+            "epsilon": self.epsilon if math.isfinite(self.epsilon) else None,
+            "delta": self.delta,
+            "description": self.description,
+            "private": self.is_private,
+            "worst_case": self.worst_case,
+            "parts": [p.to_dict() for p in self.parts],
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PrivacyLoss:
+        """The inverse of :meth:`to_dict`."""
+        eps = data["epsilon"]
+        return cls(
+            epsilon=math.inf if eps is None else float(eps),
+            delta=float(data.get("delta", 0.0)),
+            description=str(data.get("description", "")),
+            parts=tuple(cls.from_dict(p) for p in data.get("parts", ())),
+            worst_case=bool(data.get("worst_case", True)),
+        )
+
     def __add__(self, other: PrivacyLoss) -> PrivacyLoss:
         return self.compose(other)
 
@@ -123,9 +156,19 @@ class PrivacyAccountant:
             )
         if not 0 <= delta_total < 1:
             raise InvalidParameterError(f"delta_total must lie in [0, 1), got {delta_total!r}")
-        self.epsilon_total = float(epsilon_total)
-        self.delta_total = float(delta_total)
+        self._epsilon_total = float(epsilon_total)
+        self._delta_total = float(delta_total)
         self._releases: list[PrivacyLoss] = []
+
+    @property
+    def epsilon_total(self) -> float:
+        """The ε budget, fixed at creation (read-only)."""
+        return self._epsilon_total
+
+    @property
+    def delta_total(self) -> float:
+        """The δ budget, fixed at creation (read-only)."""
+        return self._delta_total
 
     @property
     def releases(self) -> tuple[PrivacyLoss, ...]:
@@ -156,10 +199,28 @@ class PrivacyAccountant:
         delta_ok = spent.delta + loss.delta <= self.delta_total * (1 + _SLACK)
         return loss.is_private and eps_ok and delta_ok
 
-    def spend(self, loss: PrivacyLoss | _HasLoss) -> PrivacyLoss:
-        """Record ``loss`` (or a result's ``privacy_loss``); raise if it does not fit."""
+    def spend(self, loss: PrivacyLoss | _HasLoss, *, allow_insecure: bool = False) -> PrivacyLoss:
+        """Record ``loss`` (or a result's ``privacy_loss``); raise if it does not fit.
+
+        A result that carries non-private data (``is_private`` false: diagnostics, raw
+        weights, a nominal loss) is refused.  A result with ``secure=False`` (floating-point
+        noise) warns :class:`~dpcount.errors.UnsafeNoiseWarning` unless ``allow_insecure``.
+        """
         if not isinstance(loss, PrivacyLoss):
-            loss = loss.privacy_loss
+            result = loss
+            loss = result.privacy_loss
+            if loss.is_private and not getattr(result, "is_private", True):
+                raise BudgetExceededError(
+                    f"this {type(result).__name__} carries data that is not differentially "
+                    "private (diagnostics or raw weights); release one without them"
+                )
+            if not getattr(result, "secure", True) and not allow_insecure:
+                warnings.warn(
+                    f"charging a {type(result).__name__} drawn with floating-point noise "
+                    "(secure=False); pass allow_insecure=True to accept it",
+                    UnsafeNoiseWarning,
+                    stacklevel=2,
+                )
         if not self.can_afford(loss):
             name = repr(loss.description) if loss.description else "this release"
             if not loss.worst_case:

@@ -223,12 +223,12 @@ def grouped_distinct_count(
             curve,
             graph.degrees(),
             eps / k,
-            group_beta,
-            ell_max,
+            beta=group_beta,
+            ell_max=ell_max,
             counting=counting,  # type: ignore[arg-type]
             selection_rng=selection_rng,
             noise_rng=noise_rng,
         )
-        rows.append(GroupRow(group, r.estimate, r.ell, r.noise_scale))
+        rows.append(GroupRow(group, r.estimate, r.ell, r.scale))
     loss = PrivacyLoss(eps, description=f"grouped distinct count, {len(keys)} groups, k = {k}")
     return GroupedDistinctCountResult(tuple(rows), eps, b, group_beta, k, counting, loss)

@@ -34,6 +34,7 @@ from dpcount.validation import check_delta, check_epsilon, check_positive_int
 from matching.sampling import _root_key, label_keys
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
+from mechanisms.noise import warn_unsafe
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._release import Noise, check_nonnegative
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
@@ -161,6 +162,7 @@ def set_union(
     _check_mechanism(mechanism)
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     delta0 = check_positive_int(max_items, "max_items")
+    warn_unsafe("set union", "continuous noise on real weights")
     rounds: tuple[SetUnionRound, ...] = ()
     noise: Noise = "gaussian"
     cutoff: float | None = None

@@ -39,6 +39,7 @@ from mechanisms.bayesian_ngrams._data import (
     public_vocabulary,
 )
 from mechanisms.bayesian_ngrams.result import LOCAL_SENSITIVITY, WORST_CASE, LaplaceNgramResult
+from mechanisms.noise import warn_unsafe
 
 __all__ = ["cap_contributions", "laplace_ngrams", "laplace_ngrams_public", "threshold_normalise"]
 
@@ -79,8 +80,8 @@ def laplace_ngrams(
     graph: PersonItemGraph,
     public_counts: PublicCounts,
     epsilon: float,
-    max_contribution: int,
     *,
+    max_contribution: int,
     rng: RNGLike = None,
 ) -> LaplaceNgramResult:
     """The standard Laplace baseline (§4.2, item 1): noisy capped counts, thresholded at 0.
@@ -109,7 +110,8 @@ def laplace_ngrams(
     Ramadan et al. §4.2 baseline 1 (Dwork & Roth's Laplace mechanism).  Removing or adding a
     person changes the capped count vector by at most W in ℓ1, so noise Lap(W/ε) on every
     word of the public vocabulary is ε-DP in the worst case; thresholding and normalising are
-    post-processing.  Floating-point noise (NumPy), as in the paper.
+    post-processing.  Floating-point noise (NumPy), as in the paper: ``secure=False`` and an
+    :class:`~dpcount.errors.UnsafeNoiseWarning`.
 
     Examples
     --------
@@ -123,6 +125,7 @@ def laplace_ngrams(
     cap = check_positive_int(max_contribution, "max_contribution")
     vocab = public_vocabulary(public_counts)
     pc = cap_contributions(private_counts(graph, vocab), cap)
+    warn_unsafe("laplace_ngrams", "NumPy Laplace noise")
     c = np.bincount(pc.word, weights=pc.count, minlength=pc.n_words)
     scale = cap / eps
     noisy = c + as_generator(rng).laplace(0.0, scale, c.size)
@@ -145,8 +148,8 @@ def laplace_ngrams_public(
     graph: PersonItemGraph,
     public_counts: PublicCounts,
     epsilon: float,
-    max_contribution: int,
     *,
+    max_contribution: int,
     rng: RNGLike = None,
 ) -> LaplaceNgramResult:
     """The Laplace baseline with public data (§4.2, item 2).
@@ -194,7 +197,7 @@ def laplace_ngrams_public(
     >>> g = PersonItemGraph.from_sets({f"u{k}": {"a": 3, "b": 1} for k in range(500)})
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     r = laplace_ngrams_public(g, {"a": 1, "b": 1, "c": 2}, 1.0, 4, rng=0)
+    ...     r = laplace_ngrams_public(g, {"a": 1, "b": 1, "c": 2}, 1.0, max_contribution=4, rng=0)
     >>> round(r.sensitivity, 6), r.guarantee
     (0.004, 'local sensitivity (not worst-case DP)')
     """
@@ -223,6 +226,7 @@ def laplace_ngrams_public(
         PrivacyLeakWarning,
         stacklevel=2,
     )
+    warn_unsafe("laplace_ngrams_public", "NumPy Laplace noise")
     scale = sensitivity / eps
     noisy = centred + as_generator(rng).laplace(0.0, scale, centred.size) + public
     theta = threshold_normalise(noisy)

@@ -57,6 +57,7 @@ from mechanisms.bayesian_ngrams.bayesian import (
 )
 from mechanisms.bayesian_ngrams.result import LOCAL_SENSITIVITY, BayesianDPResult, TuningReport
 from mechanisms.bayesian_ngrams.sensitivity import centered_log, clip_weights
+from mechanisms.noise import warn_unsafe
 
 __all__ = [
     "DEFAULT_RHO_VALUES",
@@ -237,11 +238,11 @@ def end_to_end_dp(
     epsilon_tune: float,
     epsilon_release: float,
     delta: float,
+    *,
     C: int,
     S_values: Sequence[float] = DEFAULT_S_VALUES,
     rho_values: Sequence[float] = DEFAULT_RHO_VALUES,
     sensitivity: SensitivityMethod = "brute_force",
-    *,
     tuning_fraction: float = 0.1,
     calibration: Calibration = "classical",
     rng: RNGLike = None,
@@ -333,6 +334,7 @@ def end_to_end_dp(
     rng_split, rng_tune, rng_release = spawn(rng, 3)
     tune_ids, release_ids = split_persons(pc.n_persons, fraction, rng_split)
     warn_local("end_to_end_dp")
+    warn_unsafe("end_to_end_dp", "NumPy Laplace and Gaussian noise")
 
     tune, rel = restrict_persons(pc, tune_ids), restrict_persons(pc, release_ids)
     c1, _ = word_totals(tune)
@@ -387,7 +389,7 @@ def end_to_end_dp(
     return BayesianDPResult(
         labels=vocab.labels,
         probabilities=theta,
-        sigma=sigma,
+        scale=sigma,
         sensitivity=gammas[k],
         sensitivity_method=method,
         epsilon=eps_release,

@@ -46,7 +46,9 @@ def check_common(
             f"graph must be a dpcount.PersonItemGraph, got {type(graph).__name__}; build one "
             "with PersonItemGraph.from_pairs or from_sets"
         )
-    return check_epsilon(epsilon), check_delta(delta), check_positive_int(max_items, "max_items")
+    checked = check_epsilon(epsilon), check_delta(delta), check_positive_int(max_items, "max_items")
+    _noise.warn_unsafe("set union", "continuous noise on real weights", stacklevel=4)
+    return checked
 
 
 def check_nonnegative(value: Any, name: str) -> float:

@@ -129,8 +129,8 @@ def max_adaptive_degree(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     d_max: int | None = None,
     tau_offset: float = 3.0,
     rng: RNGLike = None,
@@ -185,7 +185,7 @@ def max_adaptive_degree(
     --------
     >>> from dpcount import PersonItemGraph
     >>> sets = {f"u{k}": {"a", "b"} for k in range(60)}
-    >>> max_adaptive_degree(PersonItemGraph.from_sets(sets), 1.0, 1e-6, 2, rng=0).count
+    >>> max_adaptive_degree(PersonItemGraph.from_sets(sets), 1.0, 1e-6, max_items=2, rng=0).count
     2
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)

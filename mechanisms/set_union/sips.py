@@ -59,8 +59,8 @@ def dp_sips(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     rounds: int = 3,
     ratio: float = 0.3,
     weighting: str = "basic",
@@ -126,7 +126,7 @@ def dp_sips(
     --------
     >>> from dpcount import PersonItemGraph
     >>> sets = {f"u{k}": {"a", "b"} for k in range(60)}
-    >>> r = dp_sips(PersonItemGraph.from_sets(sets), 1.0, 1e-6, 2, rng=0)
+    >>> r = dp_sips(PersonItemGraph.from_sets(sets), 1.0, 1e-6, max_items=2, rng=0)
     >>> r.count, len(r.rounds)
     (2, 3)
     """

@@ -80,8 +80,8 @@ def count_laplace(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     rng: RNGLike = None,
     return_weights: bool = False,
 ) -> SetUnionResult:
@@ -148,8 +148,8 @@ def count_gaussian(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     rng: RNGLike = None,
     return_weights: bool = False,
 ) -> SetUnionResult:
@@ -210,8 +210,8 @@ def weighted_laplace(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     rng: RNGLike = None,
     return_weights: bool = False,
 ) -> SetUnionResult:
@@ -271,8 +271,8 @@ def weighted_gaussian(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     rng: RNGLike = None,
     return_weights: bool = False,
 ) -> SetUnionResult:

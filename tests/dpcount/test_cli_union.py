@@ -46,7 +46,7 @@ def test_items_on_stdout_summary_on_stderr(words, capsys):
     summary, note = captured.err.strip().splitlines()
     assert summary == (
         f"dpcount union: released {expected.count} items with policy_gaussian "
-        "(ε = 3, δ = 1e-05, at most 3 items per person)"
+        "(ε = 3, δ = 1e-05, at most 3 items per person; floating-point noise)"
     )
     assert note.startswith("dpcount union: note: --seed 2 makes this release reproducible")
 

@@ -142,7 +142,9 @@ def test_release_in_distribution(spark: Any) -> None:
     items = ["common"] * 10 + [f"own{k}" for k in range(10)]
     df = _frame(spark, persons, items).cache()
     r = set_union(df, "u", "w", epsilon=1.0, delta=1e-5, max_items=2, rng=0)
-    local = weighted_gaussian(PersonItemGraph.from_pairs(persons, items), 1.0, 1e-5, 2, rng=0)
+    local = weighted_gaussian(
+        PersonItemGraph.from_pairs(persons, items), 1.0, 1e-5, max_items=2, rng=0
+    )
     assert (r.mechanism, r.scale, r.threshold) == (local.mechanism, local.scale, local.threshold)
     keys = [release_keys(s)[1] for s in range(400)]
     from scipy.stats import binom, norm
@@ -222,7 +224,7 @@ def test_dp_sips_rounds_remove_released_items(spark: Any) -> None:
         mechanism="dp_sips",
         rng=0,
     )
-    local = dp_sips(PersonItemGraph.from_pairs(persons, items), 1.0, 1e-6, 2, rng=0)
+    local = dp_sips(PersonItemGraph.from_pairs(persons, items), 1.0, 1e-6, max_items=2, rng=0)
     assert [(x.scale, x.threshold) for x in r.rounds] == [
         (x.scale, x.threshold) for x in local.rounds
     ]
@@ -255,5 +257,5 @@ def test_mad_weights_equal_local(spark: Any) -> None:
         mechanism="max_adaptive_degree",
         rng=0,
     )
-    local = max_adaptive_degree(graph, 1.0, 1e-6, 6, rng=0)
+    local = max_adaptive_degree(graph, 1.0, 1e-6, max_items=6, rng=0)
     assert (r.scale, r.threshold, r.cutoff) == (local.scale, local.threshold, local.cutoff)
