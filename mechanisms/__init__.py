@@ -5,7 +5,8 @@
 * :func:`r2t`, :func:`shifted_inverse` — the baselines of Knop & Steinke's Table 2.
 * :mod:`mechanisms.set_union` — private sets of items (Gopi et al., MAD, DP-SIPS).
 * :mod:`mechanisms.bayesian_ngrams` — the n-gram distribution of Ramadan, Withers & Orr.
-* :class:`PrivacyLoss`, :class:`PrivacyAccountant` — what each release spent, and a budget.
+* :class:`PrivacyLoss`, :class:`PrivacyAccountant` — what each release spent, and a budget;
+  :func:`privacy_loss_of` — what a call will spend, from its parameters alone.
 
 Every randomized function takes ``rng`` (None = OS entropy; an int or Generator reproduces)
 and returns a frozen result that records its ``privacy_loss``.
@@ -36,6 +37,7 @@ from mechanisms.grouped_distinct_count import (
     grouped_distinct_count,
 )
 from mechanisms.laplace import LaplaceRelease, laplace_lower_bound
+from mechanisms.privacy_loss import privacy_loss_of
 from mechanisms.r2t import R2TResult, r2t
 from mechanisms.selection import exponential_mechanism, permute_and_flip
 from mechanisms.set_union import (
@@ -80,6 +82,7 @@ __all__ = [
     "permute_and_flip",
     "policy_gaussian",
     "policy_laplace",
+    "privacy_loss_of",
     "r2t",
     "set_union",
     "shifted_inverse",

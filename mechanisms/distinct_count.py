@@ -71,6 +71,7 @@ __all__ = [
     "SELECTIONS",
     "DistinctCountResult",
     "curve_length",
+    "distinct_count_loss",
     "dp_distinct_count",
     "dp_distinct_count_from_curve",
 ]
@@ -405,7 +406,7 @@ def _release(
         selection=selection,
         noise=noise,
         secure=noise == "exact",
-        privacy_loss=_privacy_loss(eps, count_eps, ell, counting, selection),
+        privacy_loss=distinct_count_loss(eps, counting=counting, selection=selection),
         scale=scale,
         shift=shift,
         curve=_readonly(curve_arr.astype(np.int64)) if diagnostics else None,
@@ -415,18 +416,33 @@ def _release(
     )
 
 
-def _privacy_loss(
-    epsilon: float, count_eps: float, ell: int, counting: str, selection: str
+def distinct_count_loss(
+    epsilon: float, *, counting: str = "matching", selection: str = "gem"
 ) -> PrivacyLoss:
-    count = PrivacyLoss(count_eps, description=f"Laplace count DC(D;{ell}) ({counting})")
+    """The privacy loss of :func:`dp_distinct_count` from its parameters alone (no data).
+
+    ε/2 for GEM's choice of ℓ plus ε/2 for the count (Algorithm 1); ε = ∞ for the non-private
+    comparison selections, whose count alone is ε-DP (module docstring).
+
+    Examples
+    --------
+    >>> distinct_count_loss(1.0)
+    PrivacyLoss(epsilon=1, delta=0, 'DPDistinctCount (matching, gem)')
+    >>> distinct_count_loss(1.0, selection="max_degree").is_private
+    False
+    """
+    eps = check_epsilon(epsilon)
+    check_choice(counting, "counting", COUNTINGS)
+    check_choice(selection, "selection", SELECTIONS)
     if selection in PRIVATE_SELECTIONS:
-        choose = PrivacyLoss(epsilon / 2, description=f"GEM choice of ℓ ({selection})")
+        choose = PrivacyLoss(eps / 2, description=f"GEM choice of ℓ ({selection})")
+        count = PrivacyLoss(eps / 2, description=f"Laplace count DC(D;ℓ̂) ({counting})")
         return choose.compose(count, description=f"DPDistinctCount ({counting}, {selection})")
+    count = PrivacyLoss(eps, description=f"Laplace count DC(D;ℓ) ({counting})")
     return PrivacyLoss(
         math.inf,
         0.0,
-        f"NOT PRIVATE: ℓ = {ell} taken from the data ({selection}); the count at that ℓ is "
-        f"{count_eps:g}-DP",
+        f"NOT PRIVATE: ℓ taken from the data ({selection}); the count at that ℓ is {eps:g}-DP",
         parts=(count,),
     )
 

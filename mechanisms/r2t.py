@@ -58,7 +58,7 @@ from mechanisms.accounting import PrivacyLoss
 from mechanisms.laplace import continuous_shift, discrete_shift, laplace_scale
 from mechanisms.noise import NoiseMode, discrete_laplace, float_laplace, warn_unsafe
 
-__all__ = ["R2TResult", "r2t", "r2t_thresholds", "truncated_counts"]
+__all__ = ["R2TResult", "r2t", "r2t_loss", "r2t_thresholds", "truncated_counts"]
 
 NOISE_MODES = ("exact", "float")
 
@@ -191,6 +191,27 @@ class R2TResult(Release):
         )
 
 
+def r2t_loss(epsilon: float, *, max_contribution: int, base: float = 2) -> PrivacyLoss:
+    """The privacy loss of :func:`r2t` from its parameters alone (no data).
+
+    k = |thresholds| Laplace releases of ε/k each, composed to ε (basic composition).
+
+    Examples
+    --------
+    >>> r2t_loss(1.0, max_contribution=8)
+    PrivacyLoss(epsilon=1, delta=0, 'R2T: 3 Laplace releases, basic composition')
+    """
+    return _thresholds_loss(check_epsilon(epsilon), r2t_thresholds(max_contribution, base))
+
+
+def _thresholds_loss(eps: float, thresholds: Sequence[int]) -> PrivacyLoss:
+    k = len(thresholds)
+    parts = tuple(PrivacyLoss(eps / k, description=f"DC(D;{tau}) + Laplace") for tau in thresholds)
+    return PrivacyLoss(
+        eps, description=f"R2T: {k} Laplace releases, basic composition", parts=parts
+    )
+
+
 def _shift(scale: Fraction, failure: float, noise: str) -> float:
     """The (1 − failure) quantile shift of one release (see the module docstring)."""
     if noise == "exact":
@@ -236,10 +257,7 @@ def release_r2t(
         shifts.append(shift)
         scales.append(float(scale))
     estimate = max(0, max(candidates))
-    parts = tuple(PrivacyLoss(eps / k, description=f"DC(D;{tau}) + Laplace") for tau in thresholds)
-    loss = PrivacyLoss(
-        eps, description=f"R2T: {k} Laplace releases, basic composition", parts=parts
-    )
+    loss = _thresholds_loss(eps, thresholds)
     return R2TResult(
         estimate=estimate,
         thresholds=tuple(int(t) for t in thresholds),

@@ -51,7 +51,13 @@ from mechanisms.accounting import PrivacyLoss
 from mechanisms.inverse import exact_inverse, lp_inverse
 from mechanisms.noise import warn_unsafe
 
-__all__ = ["OutputGrid", "ShiftedInverseResult", "output_grid", "shifted_inverse"]
+__all__ = [
+    "OutputGrid",
+    "ShiftedInverseResult",
+    "output_grid",
+    "shifted_inverse",
+    "shifted_inverse_loss",
+]
 
 INVERSES = ("lp", "exact")
 # A grid is materialised as float64 (8 bytes a point); 2·10⁷ points is 160 MB.
@@ -285,10 +291,21 @@ class ShiftedInversePlan:
             tau=self.tau,
             grid=self.grid,
             inverse=self.inverse,
-            privacy_loss=PrivacyLoss(
-                self.epsilon, description="shifted inverse (exponential mechanism)"
-            ),
+            privacy_loss=shifted_inverse_loss(self.epsilon),
         )
+
+
+def shifted_inverse_loss(epsilon: float) -> PrivacyLoss:
+    """The privacy loss of :func:`shifted_inverse` from its parameters alone: pure ε-DP.
+
+    Examples
+    --------
+    >>> shifted_inverse_loss(0.5)
+    PrivacyLoss(epsilon=0.5, delta=0, 'shifted inverse (exponential mechanism)')
+    """
+    return PrivacyLoss(
+        check_epsilon(epsilon), description="shifted inverse (exponential mechanism)"
+    )
 
 
 def plan_from_inverse(

@@ -51,7 +51,13 @@ from mechanisms.bayesian_ngrams.sensitivity import (
 )
 from mechanisms.noise import warn_unsafe
 
-__all__ = ["SENSITIVITY_METHODS", "bayesian_dp", "gaussian_noise_scale", "posterior_mean"]
+__all__ = [
+    "SENSITIVITY_METHODS",
+    "bayesian_dp",
+    "bayesian_dp_loss",
+    "gaussian_noise_scale",
+    "posterior_mean",
+]
 
 SensitivityMethod = Literal["brute_force", "bound"]
 Calibration = Literal["classical", "analytic"]
@@ -170,6 +176,20 @@ def release(mean: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndar
 # --------------------------------------------------------------------------------------------
 # Algorithm 1
 # --------------------------------------------------------------------------------------------
+
+
+def bayesian_dp_loss(
+    epsilon: float, delta: float, *, sensitivity: str = "brute_force"
+) -> PrivacyLoss:
+    """The nominal (ε, δ) of :func:`bayesian_dp` (local sensitivity: not worst-case DP)."""
+    method = check_choice(sensitivity, "sensitivity", SENSITIVITY_METHODS)
+    return PrivacyLoss(
+        check_epsilon(epsilon),
+        check_delta(delta),
+        "Bayesian n-gram distribution (Ramadan et al. Alg. 1); NOMINAL: noise calibrated to a "
+        f"local sensitivity ({method}), not worst-case DP",
+        worst_case=False,
+    )
 
 
 def bayesian_dp(
@@ -291,13 +311,7 @@ def bayesian_dp(
     mean = posterior_mean(x_hat, weights, prior, rho_value)
     theta = release(mean, sigma, as_generator(rng))
     theta.flags.writeable = False
-    loss = PrivacyLoss(
-        eps,
-        dlt,
-        "Bayesian n-gram distribution (Ramadan et al. Alg. 1); NOMINAL: noise calibrated to a "
-        f"local sensitivity ({method}), not worst-case DP",
-        worst_case=False,
-    )
+    loss = bayesian_dp_loss(eps, dlt, sensitivity=method)
     return BayesianDPResult(
         labels=vocab.labels,
         probabilities=theta,

@@ -41,7 +41,14 @@ from mechanisms.bayesian_ngrams._data import (
 from mechanisms.bayesian_ngrams.result import LOCAL_SENSITIVITY, WORST_CASE, LaplaceNgramResult
 from mechanisms.noise import warn_unsafe
 
-__all__ = ["cap_contributions", "laplace_ngrams", "laplace_ngrams_public", "threshold_normalise"]
+__all__ = [
+    "cap_contributions",
+    "laplace_ngrams",
+    "laplace_ngrams_loss",
+    "laplace_ngrams_public",
+    "laplace_ngrams_public_loss",
+    "threshold_normalise",
+]
 
 
 def cap_contributions(pc: PrivateCounts, max_contribution: float) -> PrivateCounts:
@@ -74,6 +81,31 @@ def threshold_normalise(values: np.ndarray) -> np.ndarray:
     if not total > 0:
         return np.full(values.size, 1.0 / values.size)
     return positive / total
+
+
+def laplace_ngrams_loss(epsilon: float, *, max_contribution: int) -> PrivacyLoss:
+    """The privacy loss of :func:`laplace_ngrams` from its parameters alone: pure ε-DP.
+
+    Examples
+    --------
+    >>> laplace_ngrams_loss(1.0, max_contribution=4)
+    PrivacyLoss(epsilon=1, delta=0, 'Laplace n-gram counts (Ramadan et al. §4.2, 1)')
+    """
+    check_positive_int(max_contribution, "max_contribution")
+    return PrivacyLoss(
+        check_epsilon(epsilon), 0.0, "Laplace n-gram counts (Ramadan et al. §4.2, 1)"
+    )
+
+
+def laplace_ngrams_public_loss(epsilon: float) -> PrivacyLoss:
+    """The nominal loss of :func:`laplace_ngrams_public` (local sensitivity: not worst-case DP)."""
+    return PrivacyLoss(
+        check_epsilon(epsilon),
+        0.0,
+        "Laplace n-gram distribution with public data (Ramadan et al. §4.2, 2); NOMINAL: "
+        "local sensitivity 2W/T, not worst-case DP",
+        worst_case=False,
+    )
 
 
 def laplace_ngrams(
@@ -139,7 +171,7 @@ def laplace_ngrams(
         scale=scale,
         sensitivity=float(cap),
         max_contribution=cap,
-        privacy_loss=PrivacyLoss(eps, 0.0, "Laplace n-gram counts (Ramadan et al. §4.2, 1)"),
+        privacy_loss=laplace_ngrams_loss(eps, max_contribution=cap),
         guarantee=WORST_CASE,
     )
 
@@ -239,12 +271,6 @@ def laplace_ngrams_public(
         scale=scale,
         sensitivity=sensitivity,
         max_contribution=cap,
-        privacy_loss=PrivacyLoss(
-            eps,
-            0.0,
-            "Laplace n-gram distribution with public data (Ramadan et al. §4.2, 2); NOMINAL: "
-            "local sensitivity 2W/T, not worst-case DP",
-            worst_case=False,
-        ),
+        privacy_loss=laplace_ngrams_public_loss(eps),
         guarantee=LOCAL_SENSITIVITY,
     )

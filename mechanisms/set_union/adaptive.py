@@ -30,12 +30,12 @@ import numpy as np
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_positive_int
 from mechanisms._rng import RNGLike
-from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
 from mechanisms.set_union._release import (
     check_common,
     check_nonnegative,
+    set_union_loss,
     single_round_result,
 )
 from mechanisms.set_union.result import SetUnionResult
@@ -207,8 +207,6 @@ def max_adaptive_degree(
         threshold=rho,
         cutoff=tau,
         parameters={"d_max": dm, "tau_offset": beta},
-        privacy_loss=PrivacyLoss(
-            eps, dlt, "adaptive-weighting set union (MAD-style, dpcount derivation)"
-        ),
+        privacy_loss=set_union_loss("max_adaptive_degree", eps, dlt),
         return_weights=return_weights,
     )

@@ -26,10 +26,9 @@ import numpy as np
 
 from dpcount.graph import PersonItemGraph
 from mechanisms._rng import RNGLike
-from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
-from mechanisms.set_union._release import check_common, single_round_result
+from mechanisms.set_union._release import check_common, set_union_loss, single_round_result
 from mechanisms.set_union.result import SetUnionResult
 
 __all__ = [
@@ -139,7 +138,7 @@ def count_laplace(
         noise="laplace",
         scale=scale,
         threshold=rho,
-        privacy_loss=PrivacyLoss(eps, dlt, "count Laplace set union (Gopi et al. 2020, A.1)"),
+        privacy_loss=set_union_loss("count_laplace", eps, dlt),
         return_weights=return_weights,
     )
 
@@ -201,7 +200,7 @@ def count_gaussian(
         noise="gaussian",
         scale=sigma,
         threshold=rho,
-        privacy_loss=PrivacyLoss(eps, dlt, "count Gaussian set union (Gopi et al. 2020, A.2)"),
+        privacy_loss=set_union_loss("count_gaussian", eps, dlt),
         return_weights=return_weights,
     )
 
@@ -262,7 +261,7 @@ def weighted_laplace(
         noise="laplace",
         scale=scale,
         threshold=rho,
-        privacy_loss=PrivacyLoss(eps, dlt, "weighted Laplace set union (Gopi et al. 2020, B.1)"),
+        privacy_loss=set_union_loss("weighted_laplace", eps, dlt),
         return_weights=return_weights,
     )
 
@@ -325,6 +324,6 @@ def weighted_gaussian(
         noise="gaussian",
         scale=sigma,
         threshold=rho,
-        privacy_loss=PrivacyLoss(eps, dlt, "weighted Gaussian set union (Gopi et al. 2020, B.2)"),
+        privacy_loss=set_union_loss("weighted_gaussian", eps, dlt),
         return_weights=return_weights,
     )

@@ -33,16 +33,7 @@ NGRAMS = PersonItemGraph.from_sets(
 )
 PUBLIC = {"a b": 10, "b c": 5, "x0": 1, "x1": 1, "zz": 2}
 
-SET_UNION = [
-    "count_laplace",
-    "count_gaussian",
-    "weighted_laplace",
-    "weighted_gaussian",
-    "policy_laplace",
-    "policy_gaussian",
-    "max_adaptive_degree",
-    "dp_sips",
-]
+SET_UNION = [f.__name__ for f in set_union.MECHANISMS]
 
 #: name → (call with rng, expected is_private, expected secure)
 CASES: dict[str, tuple[Callable[[int], Release], bool, bool]] = {
