@@ -40,6 +40,7 @@ from mechanisms.laplace import LaplaceRelease, laplace_lower_bound
 from mechanisms.privacy_loss import privacy_loss_of
 from mechanisms.r2t import R2TResult, r2t
 from mechanisms.selection import exponential_mechanism, permute_and_flip
+from mechanisms.session import Session, SessionEntry
 from mechanisms.set_union import (
     SetUnionResult,
     count_gaussian,
@@ -62,6 +63,8 @@ __all__ = [
     "PrivacyLoss",
     "R2TResult",
     "Release",
+    "Session",
+    "SessionEntry",
     "SetUnionResult",
     "ShiftedInverseResult",
     "bayesian_dp",
