@@ -19,6 +19,7 @@ dpcount.errors.BudgetExceededError: 'second count' needs epsilon=0.5 but only 0.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from collections.abc import Mapping
@@ -27,9 +28,53 @@ from typing import Any, Protocol
 
 from dpcount.errors import BudgetExceededError, InvalidParameterError, UnsafeNoiseWarning
 
-__all__ = ["PrivacyAccountant", "PrivacyLoss"]
+__all__ = ["NOISE_KINDS", "NoiseCurve", "PrivacyAccountant", "PrivacyLoss"]
+
+#: The noise distributions whose privacy curves :mod:`mechanisms.composition` knows exactly.
+NOISE_KINDS = ("laplace", "discrete_laplace", "gaussian")
 
 _SLACK = 1e-12  # relative tolerance for float sums such as 0.1 + 0.2 against 0.3
+
+
+@dataclass(frozen=True)
+class NoiseCurve:
+    """The additive noise of a release, for accountants that use its exact privacy curve.
+
+    Parameters
+    ----------
+    kind
+        ``"laplace"`` (density ∝ e^{−|x|/scale}), ``"discrete_laplace"`` (P[k] ∝ e^{−|k|/scale}
+        on the integers) or ``"gaussian"`` (standard deviation ``scale``).
+    scale
+        b, t or σ — exactly the scale that was sampled (not rounded).
+    sensitivity
+        Δ: the most one person can move the value the noise is added to (ℓ1; ℓ2 for Gaussian).
+
+    Examples
+    --------
+    >>> NoiseCurve("laplace", 2.0, 1.0).epsilon
+    0.5
+    """
+
+    kind: str
+    scale: float
+    sensitivity: float
+
+    def __post_init__(self) -> None:
+        if self.kind not in NOISE_KINDS:
+            raise InvalidParameterError(f"kind must be one of {NOISE_KINDS}, got {self.kind!r}")
+        if not (self.scale > 0 and self.sensitivity > 0):
+            raise InvalidParameterError("noise scale and sensitivity must be > 0")
+
+    @property
+    def epsilon(self) -> float:
+        """Δ/scale: the ε of a Laplace curve (its pure-DP level); the μ of a Gaussian one."""
+        return self.sensitivity / self.scale
+
+    @property
+    def rho(self) -> float:
+        """ρ of zCDP: Δ²/(2σ²) for Gaussian noise (Bun & Steinke 2016, Prop. 1.6), else ε²/2."""
+        return self.epsilon**2 / 2
 
 
 @dataclass(frozen=True)
@@ -48,6 +93,13 @@ class PrivacyLoss:
         ``False`` when (ε, δ) is only *nominal*: the noise was calibrated to a data-dependent
         (local) sensitivity, so no worst-case DP guarantee holds.  Accountants refuse such
         losses; the numbers are kept for reporting.
+    curve
+        The noise of a single additive release (Laplace, discrete Laplace, Gaussian), when its
+        exact privacy curve may be used by a tight accountant; ``None`` for anything else.
+    zcdp
+        (ρ, δ₀): the release is δ₀-approximately ρ-zCDP (Bun & Steinke 2016, Def. 1.8), when
+        that is known beyond the (ε, δ) — e.g. the Gaussian set-union mechanisms, whose noise
+        is ρ-zCDP and whose threshold adds δ₀.
     """
 
     epsilon: float
@@ -55,6 +107,8 @@ class PrivacyLoss:
     description: str = ""
     parts: tuple[PrivacyLoss, ...] = field(default=(), repr=False)
     worst_case: bool = True
+    curve: NoiseCurve | None = field(default=None, repr=False)
+    zcdp: tuple[float, float] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if math.isnan(self.epsilon) or self.epsilon < 0:
@@ -71,6 +125,35 @@ class PrivacyLoss:
     def is_private(self) -> bool:
         """Whether this is a worst-case differential privacy guarantee with finite ε."""
         return math.isfinite(self.epsilon) and self.worst_case
+
+    def as_zcdp(self) -> tuple[float, float] | None:
+        """(ρ, δ₀) with this release δ₀-approximately ρ-zCDP, or ``None`` if unknown.
+
+        The stated ``zcdp``; else the noise curve's ρ (Gaussian: Δ²/2σ²; Laplace: ε²/2); else
+        the sum over the parts (zCDP composes additively, Bun & Steinke 2016, Lemma 1.7); else
+        ε²/2 for pure ε-DP (ibid. Prop. 1.4).
+
+        Examples
+        --------
+        >>> PrivacyLoss(1.0).as_zcdp(), PrivacyLoss(1.0, 1e-6).as_zcdp()
+        ((0.5, 0.0), None)
+        """
+        if not self.is_private:
+            return None
+        if self.zcdp is not None:
+            return self.zcdp
+        if self.curve is not None:
+            return (self.curve.rho, self.delta)
+        if self.parts:  # the parts' sum is at most the whole's (Σ εᵢ²/2 ≤ (Σ εᵢ)²/2)
+            parts = [p.as_zcdp() for p in self.parts]
+            if all(p is not None for p in parts):
+                return (
+                    sum(p[0] for p in parts if p is not None),
+                    sum(p[1] for p in parts if p is not None),
+                )
+        if self.delta == 0:
+            return (self.epsilon**2 / 2, 0.0)
+        return None
 
     def compose(self, *others: PrivacyLoss, description: str = "") -> PrivacyLoss:
         """Basic composition: the sum of the ε and of the δ.
@@ -106,6 +189,8 @@ class PrivacyLoss:
             "private": self.is_private,
             "worst_case": self.worst_case,
             "parts": [p.to_dict() for p in self.parts],
+            "curve": None if self.curve is None else dataclasses.asdict(self.curve),
+            "zcdp": None if self.zcdp is None else list(self.zcdp),
         }
 
     @classmethod
@@ -118,6 +203,8 @@ class PrivacyLoss:
             description=str(data.get("description", "")),
             parts=tuple(cls.from_dict(p) for p in data.get("parts", ())),
             worst_case=bool(data.get("worst_case", True)),
+            curve=None if data.get("curve") is None else NoiseCurve(**data["curve"]),
+            zcdp=None if data.get("zcdp") is None else (data["zcdp"][0], data["zcdp"][1]),
         )
 
     def __add__(self, other: PrivacyLoss) -> PrivacyLoss:

@@ -54,7 +54,7 @@ from dpcount.validation import check_beta, check_choice, check_epsilon, check_po
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms._result import Release
 from mechanisms._rng import RNGLike, spawn
-from mechanisms.accounting import PrivacyLoss
+from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.laplace import continuous_shift, discrete_shift, laplace_scale
 from mechanisms.noise import NoiseMode, discrete_laplace, float_laplace, warn_unsafe
 
@@ -191,22 +191,35 @@ class R2TResult(Release):
         )
 
 
-def r2t_loss(epsilon: float, *, max_contribution: int, base: float = 2) -> PrivacyLoss:
+def r2t_loss(
+    epsilon: float, *, max_contribution: int, base: float = 2, noise: str = "exact"
+) -> PrivacyLoss:
     """The privacy loss of :func:`r2t` from its parameters alone (no data).
 
-    k = |thresholds| Laplace releases of ε/k each, composed to ε (basic composition).
+    k = |thresholds| Laplace releases of ε/k each, composed to ε (basic composition); each part
+    records its noise (scale k·τ/ε rounded up, sensitivity τ) for tighter accountants.
 
     Examples
     --------
     >>> r2t_loss(1.0, max_contribution=8)
     PrivacyLoss(epsilon=1, delta=0, 'R2T: 3 Laplace releases, basic composition')
     """
-    return _thresholds_loss(check_epsilon(epsilon), r2t_thresholds(max_contribution, base))
+    eps = check_epsilon(epsilon)
+    check_choice(noise, "noise", NOISE_MODES)
+    return _thresholds_loss(eps, r2t_thresholds(max_contribution, base), noise)
 
 
-def _thresholds_loss(eps: float, thresholds: Sequence[int]) -> PrivacyLoss:
+def _thresholds_loss(eps: float, thresholds: Sequence[int], noise: str) -> PrivacyLoss:
     k = len(thresholds)
-    parts = tuple(PrivacyLoss(eps / k, description=f"DC(D;{tau}) + Laplace") for tau in thresholds)
+    kind = "discrete_laplace" if noise == "exact" else "laplace"
+    parts = tuple(
+        PrivacyLoss(
+            eps / k,
+            description=f"DC(D;{tau}) + Laplace",
+            curve=NoiseCurve(kind, float(laplace_scale(k * tau, eps)), float(tau)),
+        )
+        for tau in thresholds
+    )
     return PrivacyLoss(
         eps, description=f"R2T: {k} Laplace releases, basic composition", parts=parts
     )
@@ -257,7 +270,7 @@ def release_r2t(
         shifts.append(shift)
         scales.append(float(scale))
     estimate = max(0, max(candidates))
-    loss = _thresholds_loss(eps, thresholds)
+    loss = _thresholds_loss(eps, thresholds, noise)
     return R2TResult(
         estimate=estimate,
         thresholds=tuple(int(t) for t in thresholds),

@@ -50,7 +50,7 @@ from mechanisms._rng import RNGLike, _seed_sequence, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.bayesian_ngrams import LaplaceNgramResult, laplace_ngrams
 from mechanisms.bayesian_ngrams._data import PublicCounts
-from mechanisms.composition import Total, compose
+from mechanisms.composition import Total, basic_total, compose, pld_total, zcdp_total
 from mechanisms.distinct_count import PRIVATE_SELECTIONS, DistinctCountResult, dp_distinct_count
 from mechanisms.privacy_loss import privacy_loss_of
 from mechanisms.r2t import R2TResult, r2t
@@ -137,10 +137,12 @@ class Session:
 
     Notes
     -----
-    The budget is checked on the **composed** total of all releases, computed by
-    :func:`mechanisms.composition.compose` (the tightest accountant available) — so a
-    session admits exactly the sequences of releases whose total fits.  ``spent`` reports that
-    total and names its accountant.
+    The budget is enforced with basic composition (ε's and δ's add), which stays valid when each
+    release is chosen after seeing the earlier ones (a privacy filter; Rogers, Roth, Ullman &
+    Vadhan 2016).  :attr:`spent` reports the tightest total of
+    :func:`mechanisms.composition.compose` — basic, PLD (``dp-accounting``) or zCDP — and names
+    its accountant; the PLD and zCDP totals hold for the releases as a sequence fixed in
+    advance.  :attr:`remaining` is what the enforced (basic) total leaves.
 
     Examples
     --------
@@ -197,39 +199,73 @@ class Session:
         """Every charge, in order, with its release."""
         return tuple(self._log)
 
-    def _total(self, extra: PrivacyLoss | None = None) -> Total:
-        losses = [e.privacy_loss for e in self._log] + ([extra] if extra is not None else [])
-        return compose(losses, self._delta)
+    def _losses(self) -> list[PrivacyLoss]:
+        return [e.privacy_loss for e in self._log]
+
+    def _enforced(self, extra: PrivacyLoss | None = None) -> Total:
+        """The total the budget is checked against: basic composition (see the Notes)."""
+        return basic_total(self._losses() + ([extra] if extra is not None else []))
 
     @property
     def spent(self) -> PrivacyLoss:
-        """The composed loss of all charges, from the tightest accountant (named in it)."""
-        return self._total().as_loss(len(self._log))
+        """The composed loss of all charges from the tightest accountant, named in it.
+
+        Basic, PLD (``dp-accounting``) or zCDP, whichever gives the smallest ε with δ within
+        the budget; see :func:`mechanisms.composition.compose`.
+        """
+        return compose(self._losses(), self._delta).as_loss(len(self._log))
 
     @property
     def accountant(self) -> str:
-        """Which accountant gave :attr:`spent` (``"basic"`` unless a tighter one applies)."""
-        return self._total().accountant
+        """Which accountant gave :attr:`spent`."""
+        return compose(self._losses(), self._delta).accountant
+
+    @property
+    def totals(self) -> dict[str, Total]:
+        """Every accountant's total (``"basic"`` always; ``"pld"``, ``"zcdp"`` when they apply)."""
+        losses = self._losses()
+        out = {"basic": basic_total(losses)}
+        for name, total in (
+            ("pld", pld_total(losses, self._delta)),
+            ("zcdp", zcdp_total(losses, self._delta)),
+        ):
+            if total is not None:
+                out[name] = total
+        return out
+
+    @property
+    def zcdp(self) -> tuple[float, float] | None:
+        """(ρ, δ₀): the releases together are δ₀-approximately ρ-zCDP (``None`` if unknown).
+
+        Gaussian mechanisms state their ρ = Δ²/(2σ²); pure ε-DP releases count ε²/2.
+        """
+        stated = [p.as_zcdp() for p in self._losses()]
+        if any(z is None for z in stated):
+            return None
+        return (
+            float(sum(z[0] for z in stated if z is not None)),
+            float(sum(z[1] for z in stated if z is not None)),
+        )
 
     @property
     def remaining(self) -> PrivacyLoss:
-        """What is left: the budget minus :attr:`spent` (floored at 0)."""
-        spent = self._total()
-        eps_left = self._epsilon - spent.epsilon
+        """What the session still admits: the budget minus the basic total (floored at 0)."""
+        enforced = self._enforced()
+        eps_left = self._epsilon - enforced.epsilon
         eps_left = 0.0 if eps_left <= self._epsilon * _SLACK else eps_left
-        return PrivacyLoss(eps_left, max(0.0, self._delta - spent.delta), "remaining budget")
+        return PrivacyLoss(eps_left, max(0.0, self._delta - enforced.delta), "remaining budget")
 
     def can_afford(self, loss: PrivacyLoss) -> bool:
         """Whether ``loss`` composed with everything so far fits in the budget."""
         if not loss.is_private:
             return False
-        total = self._total(loss)
+        total = self._enforced(loss)
         return total.epsilon <= self._epsilon * (1 + _SLACK) and total.delta <= self._delta * (
             1 + _SLACK
         )
 
     def __repr__(self) -> str:
-        spent = self._total()
+        spent = compose(self._losses(), self._delta)
         return (
             f"Session(spent epsilon={spent.epsilon:g} of {self._epsilon:g}, delta="
             f"{spent.delta:g} of {self._delta:g} ({spent.accountant}), releases={len(self._log)})"
@@ -249,7 +285,7 @@ class Session:
             except DPCountError:  # empty data may be refused (no counts …): not a parameter error
                 pass
         if not self.can_afford(loss):
-            spent = self._total()
+            spent = self._enforced()
             raise BudgetExceededError(
                 f"{name} needs epsilon={loss.epsilon:g}"
                 + (f", delta={loss.delta:g}" if loss.delta else "")

@@ -31,7 +31,7 @@ from dpcount.errors import DataError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_epsilon, check_positive_int
 from mechanisms._rng import RNGLike, as_generator
-from mechanisms.accounting import PrivacyLoss
+from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.bayesian_ngrams._data import (
     PrivateCounts,
     PublicCounts,
@@ -91,10 +91,10 @@ def laplace_ngrams_loss(epsilon: float, *, max_contribution: int) -> PrivacyLoss
     >>> laplace_ngrams_loss(1.0, max_contribution=4)
     PrivacyLoss(epsilon=1, delta=0, 'Laplace n-gram counts (Ramadan et al. §4.2, 1)')
     """
-    check_positive_int(max_contribution, "max_contribution")
-    return PrivacyLoss(
-        check_epsilon(epsilon), 0.0, "Laplace n-gram counts (Ramadan et al. §4.2, 1)"
-    )
+    cap = check_positive_int(max_contribution, "max_contribution")
+    eps = check_epsilon(epsilon)
+    curve = NoiseCurve("laplace", cap / eps, float(cap))  # Lap(W/ε) on an ℓ1-sensitivity W
+    return PrivacyLoss(eps, 0.0, "Laplace n-gram counts (Ramadan et al. §4.2, 1)", curve=curve)
 
 
 def laplace_ngrams_public_loss(epsilon: float) -> PrivacyLoss:

@@ -22,6 +22,7 @@ from dpcount.validation import check_choice, check_delta, check_epsilon, check_p
 from mechanisms import noise as _noise
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
+from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, cap_contributions
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
 
@@ -86,7 +87,21 @@ def set_union_loss(
         rounds = check_positive_int(rounds, "rounds")
         check_choice(weighting, "weighting", ("basic", "mad"))
     text = _GUARANTEES[mechanism].format(rounds=rounds, weighting=weighting)
-    return PrivacyLoss(eps, dlt, text)
+    return PrivacyLoss(eps, dlt, text, zcdp=_zcdp(mechanism, eps, dlt))
+
+
+def _zcdp(mechanism: str, eps: float, dlt: float) -> tuple[float, float]:
+    """(ρ, δ₀): the noise is ρ-zCDP on the items both neighbours hold, the threshold adds δ₀.
+
+    Laplace mechanisms: pure ε-DP noise, ρ = ε²/2 (Bun & Steinke 2016, Prop. 1.4), and all of
+    δ bounds the novel items (Gopi Thm A.1/B.1).  Gaussian ones, DP-SIPS included: σ is the
+    Balle–Wang σ for (ε, δ/2) at sensitivity 1 (count: √Δ0 on both sides), so ρ = 1/(2σ²)
+    (ibid. Prop. 1.6; DP-SIPS: μ = 1/σ over all rounds), and δ/2 bounds the novel items.
+    """
+    if mechanism.endswith("laplace"):
+        return (eps**2 / 2, dlt)
+    sigma = thresholds.gaussian_sigma(eps, dlt / 2)
+    return (1 / (2 * sigma**2), dlt / 2)
 
 
 def check_nonnegative(value: Any, name: str) -> float:

@@ -19,7 +19,7 @@ from scipy import stats
 
 from dpcount import PersonItemGraph
 from dpcount.errors import DataError, InvalidParameterError, PrivacyLeakWarning, UnsafeNoiseWarning
-from mechanisms.accounting import PrivacyLoss
+from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.bayesian_ngrams import (
     LOCAL_SENSITIVITY,
     WORST_CASE,
@@ -660,7 +660,7 @@ def test_laplace_baseline_is_worst_case_dp_and_warns_only_of_float_noise():
     assert r.secure is False and r.is_private
     assert r.scale == 8.0 and r.sensitivity == 4.0 and r.worst_case_dp
     assert r.guarantee == WORST_CASE and r.privacy_loss == PrivacyLoss(
-        0.5, 0.0, r.privacy_loss.description
+        0.5, 0.0, r.privacy_loss.description, curve=NoiseCurve("laplace", 8.0, 4.0)
     )
 
 

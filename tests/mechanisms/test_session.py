@@ -55,7 +55,10 @@ def test_each_call_charges_its_stated_loss(name: str, args: tuple, kwargs: dict)
     assert result.privacy_loss == stated and result.is_private
     (entry,) = s.log
     assert (entry.mechanism, entry.privacy_loss, entry.result) == (name, stated, result)
-    assert s.spent.epsilon == stated.epsilon and s.spent.delta == stated.delta
+    basic = s.totals["basic"]
+    assert (basic.epsilon, basic.delta) == (stated.epsilon, stated.delta)
+    assert s.spent.epsilon <= stated.epsilon and s.spent.delta <= 1e-6  # tightest, in budget
+    assert s.remaining.epsilon == pytest.approx(1.0 - stated.epsilon)
 
 
 def test_laplace_ngrams_through_a_session() -> None:
