@@ -5,8 +5,11 @@
 * :func:`r2t`, :func:`shifted_inverse` — the baselines of Knop & Steinke's Table 2.
 * :mod:`mechanisms.set_union` — private sets of items (Gopi et al., MAD, DP-SIPS).
 * :mod:`mechanisms.bayesian_ngrams` — the n-gram distribution of Ramadan, Withers & Orr.
+* :class:`Session` — data and a budget; every release is charged before noise is drawn.
 * :class:`PrivacyLoss`, :class:`PrivacyAccountant` — what each release spent, and a budget;
-  :func:`privacy_loss_of` — what a call will spend, from its parameters alone.
+  :func:`privacy_loss_of` — what a call will spend, from its parameters alone;
+  :mod:`mechanisms.composition` — basic, PLD and zCDP totals.
+* :class:`Release` — the shape every result shares (``to_dict``/``to_json``, ``is_private``).
 
 Every randomized function takes ``rng`` (None = OS entropy; an int or Generator reproduces)
 and returns a frozen result that records its ``privacy_loss``.

@@ -146,6 +146,7 @@ def test_release_in_distribution(spark: Any) -> None:
         PersonItemGraph.from_pairs(persons, items), 1.0, 1e-5, max_items=2, rng=0
     )
     assert (r.mechanism, r.scale, r.threshold) == (local.mechanism, local.scale, local.threshold)
+    assert r.privacy_loss == local.privacy_loss and type(r) is type(local)
     keys = [release_keys(s)[1] for s in range(400)]
     from scipy.stats import binom, norm
 
@@ -228,6 +229,7 @@ def test_dp_sips_rounds_remove_released_items(spark: Any) -> None:
     assert [(x.scale, x.threshold) for x in r.rounds] == [
         (x.scale, x.threshold) for x in local.rounds
     ]
+    assert r.privacy_loss == local.privacy_loss
     assert r.items.tolist() == ["a", "b"] and sum(x.released for x in r.rounds) == 2
 
 
@@ -259,3 +261,4 @@ def test_mad_weights_equal_local(spark: Any) -> None:
     )
     local = max_adaptive_degree(graph, 1.0, 1e-6, max_items=6, rng=0)
     assert (r.scale, r.threshold, r.cutoff) == (local.scale, local.threshold, local.cutoff)
+    assert r.privacy_loss == local.privacy_loss
