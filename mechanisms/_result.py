@@ -97,6 +97,9 @@ class Release:
 
     #: Fields that, when not ``None``, hold data that is not private (diagnostics, raw weights).
     NON_PRIVATE_FIELDS: ClassVar[tuple[str, ...]] = ()
+    #: Fields kept for local use but never serialised (they would reveal the data); see
+    #: :meth:`_local_fields` for what :meth:`from_dict` puts in their place.
+    LOCAL_FIELDS: ClassVar[tuple[str, ...]] = ()
 
     if TYPE_CHECKING:  # provided by every subclass as a field or a property
 
@@ -170,7 +173,8 @@ class Release:
             "secure": self.secure,
         }
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
-            out[f.name] = encode(getattr(self, f.name))
+            if f.name not in self.LOCAL_FIELDS:
+                out[f.name] = encode(getattr(self, f.name))
         return out
 
     def to_json(self, **kwargs: Any) -> str:
@@ -188,9 +192,14 @@ class Release:
         kwargs = {
             f.name: decode(hints[f.name], data[f.name])
             for f in dataclasses.fields(cls)  # type: ignore[arg-type]
-            if f.name in data
+            if f.name in data and f.name not in cls.LOCAL_FIELDS
         }
-        return cls(**kwargs)
+        return cls(**kwargs, **cls._local_fields(kwargs))
+
+    @classmethod
+    def _local_fields(cls, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """Placeholders for :data:`LOCAL_FIELDS` when a result is read back (none by default)."""
+        return {}
 
     @classmethod
     def from_json(cls: type[R], text: str) -> R:

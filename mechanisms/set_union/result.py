@@ -50,7 +50,9 @@ class SetUnionResult(Release):
         Labels of the released items, in label order.  This (and :attr:`count`) is the
         differentially private output.
     item_ids
-        Their ids in the input graph.
+        Their ids in the input graph, for indexing it locally.  **Not for publication**: an
+        id is the item's rank among all the data's items, so it is left out of
+        :meth:`to_dict`/:meth:`to_json` (−1 after :meth:`from_json`).
     mechanism
         Name of the function that produced the result.
     epsilon, delta, max_items
@@ -94,6 +96,9 @@ class SetUnionResult(Release):
     weights: np.ndarray | None = field(default=None, compare=False)
 
     NON_PRIVATE_FIELDS: ClassVar[tuple[str, ...]] = ("weights",)
+    #: Not serialised: an item's id is its rank among **all** the data's items, so ids of
+    #: released items reveal how many unreleased items sort between them.
+    LOCAL_FIELDS: ClassVar[tuple[str, ...]] = ("item_ids",)
     #: Continuous noise drawn with NumPy on real weights (no exact sampler for set union).
     secure: ClassVar[bool] = False
 
@@ -104,6 +109,13 @@ class SetUnionResult(Release):
 
     def __len__(self) -> int:
         return self.count
+
+    @classmethod
+    def _local_fields(cls, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """A result read back has no graph: ``item_ids`` are −1."""
+        ids = np.full(len(kwargs["items"]), -1, dtype=np.int64)
+        ids.flags.writeable = False
+        return {"item_ids": ids}
 
     def _rows(self, full: bool = True) -> list[tuple[str, str]]:
         rows = [

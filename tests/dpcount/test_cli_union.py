@@ -122,6 +122,7 @@ def test_json(capsys):
     assert doc["privacy_loss"]["epsilon"] == pytest.approx(1.0)
     assert doc["privacy_loss"]["delta"] == pytest.approx(1e-7)
     assert len(doc["rounds"]) == 3 and doc["seed"] == 3
+    assert "item_ids" not in doc and doc["weights"] is None  # ranks among all items: not private
     assert doc["source"]["name"] == "fashion-like"
 
 

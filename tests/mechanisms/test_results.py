@@ -133,6 +133,14 @@ def test_to_json_round_trips(name: str) -> None:
     assert back.privacy_loss == r.privacy_loss and back.is_private == r.is_private
 
 
+def test_item_ids_are_never_serialised() -> None:
+    # An item id is the item's rank among all the data's items: not private.
+    r = _run("weighted_gaussian")
+    assert r.count > 0 and "item_ids" not in r.to_dict()
+    back = type(r).from_json(r.to_json())
+    assert back.items.tolist() == r.items.tolist() and set(back.item_ids.tolist()) == {-1}
+
+
 def test_round_trip_keeps_arrays_and_infinite_losses() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
