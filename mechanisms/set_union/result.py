@@ -12,7 +12,7 @@ Examples
 (2, True)
 >>> r
 SetUnionResult(mechanism='weighted_gaussian', count=2, epsilon=1, delta=1e-05, max_items=10,
-               scale=3.73 (gaussian), rho=17.2)
+               scale=3.73 (gaussian), threshold=17.2)
 """
 
 from __future__ import annotations
@@ -124,12 +124,15 @@ class SetUnionResult(Release):
             ("delta", f"{self.delta:g}"),
             ("max_items", f"{self.max_items}"),
             ("scale", f"{self.scale:.4g} ({self.noise})"),
-            ("rho", f"{self.threshold:.4g}"),
+            ("threshold", f"{self.threshold:.4g}"),
         ]
         if self.cutoff is not None:
             rows.append(("cutoff", f"{self.cutoff:.4g}"))
         if self.rounds:
             rows.append(("rounds", f"{len(self.rounds)}"))
+        if full and self.privacy_loss.zcdp is not None:
+            rho, delta0 = self.privacy_loss.zcdp
+            rows.append(("zCDP", f"ρ = {rho:.4g}, δ₀ = {delta0:g}"))
         if self.weights is not None:
             rows.append(("weights", f"<NOT PRIVATE: {self.weights.shape[-1]} values>"))
         if full:
