@@ -126,16 +126,26 @@ def releases(
     cap = max(1, g.n_persons // 1000)
     return {
         "Bayesian DP": lambda: bayesian_dp(
-            g, public, epsilon, DELTA, FIXED_S, C, FIXED_RHO, rng=rng
+            g, public, epsilon, DELTA, S=FIXED_S, C=C, rho=FIXED_RHO, rng=rng
         ),
         "EndToEnd, paper grid": lambda: end_to_end_dp(
             g, public, epsilon / 3, 2 * epsilon / 3, DELTA, C=C, rng=rng
         ),
         "EndToEnd, narrow grid": lambda: end_to_end_dp(
-            g, public, epsilon / 3, 2 * epsilon / 3, DELTA, C, NARROW_S, NARROW_RHO, rng=rng
+            g,
+            public,
+            epsilon / 3,
+            2 * epsilon / 3,
+            DELTA,
+            C=C,
+            S_values=NARROW_S,
+            rho_values=NARROW_RHO,
+            rng=rng,
         ),
-        "Laplace": lambda: laplace_ngrams(g, public, epsilon, cap, rng=rng),
-        "Laplace + public": lambda: laplace_ngrams_public(g, public, epsilon, cap, rng=rng),
+        "Laplace": lambda: laplace_ngrams(g, public, epsilon, max_contribution=cap, rng=rng),
+        "Laplace + public": lambda: laplace_ngrams_public(
+            g, public, epsilon, max_contribution=cap, rng=rng
+        ),
     }
 
 

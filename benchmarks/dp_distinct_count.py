@@ -104,8 +104,8 @@ def matrix(
                         curve,
                         degrees,
                         EPSILON,
-                        BETA,
-                        ELL_MAX,
+                        beta=BETA,
+                        ell_max=ELL_MAX,
                         counting=counting,  # type: ignore[arg-type]
                         selection=selection,  # type: ignore[arg-type]
                         selection_rng=selection_rng,
@@ -175,7 +175,9 @@ def timing(graph: PersonItemGraph, repeat: int) -> list[list[object]]:
     for counting in ("matching", "greedy", "sampling"):
 
         def whole(counting: Any = counting) -> DistinctCountResult:
-            return dp_distinct_count(graph, EPSILON, BETA, ELL_MAX, counting=counting, rng=1)
+            return dp_distinct_count(
+                graph, EPSILON, beta=BETA, ell_max=ELL_MAX, counting=counting, rng=1
+            )
 
         def curve(counting: str = counting) -> np.ndarray:
             return matching.dc_curve(graph, ELL_MAX, method=_METHOD[counting], rng=2)
@@ -185,7 +187,14 @@ def timing(graph: PersonItemGraph, repeat: int) -> list[list[object]]:
 
         def release(counting: Any = counting, dc: np.ndarray = dc) -> DistinctCountResult:
             return dp_distinct_count_from_curve(
-                dc, degrees, EPSILON, BETA, ELL_MAX, counting=counting, selection_rng=3, noise_rng=4
+                dc,
+                degrees,
+                EPSILON,
+                beta=BETA,
+                ell_max=ELL_MAX,
+                counting=counting,
+                selection_rng=3,
+                noise_rng=4,
             )
 
         release_time, _ = best_time(release, repeat)

@@ -64,7 +64,7 @@ def _estimates(
             ) -> float:
                 selection, noise = rng.spawn(2)
                 return dp_distinct_count_from_curve(
-                    curve, degrees, epsilon, BETA, ELL_MAX,
+                    curve, degrees, epsilon, beta=BETA, ell_max=ELL_MAX,
                     counting=cast(Literal["matching", "greedy"], mechanism),
                     selection_rng=selection, noise_rng=noise,
                 ).estimate  # fmt: skip
@@ -72,10 +72,10 @@ def _estimates(
             # A sampling curve must be drawn afresh for every release: the full public call.
             def draw(rng: np.random.Generator) -> float:
                 return dp_distinct_count(
-                    graph, epsilon, BETA, ELL_MAX, counting="sampling", rng=rng
+                    graph, epsilon, beta=BETA, ell_max=ELL_MAX, counting="sampling", rng=rng
                 ).estimate
         else:
-            plan = plan_shifted_inverse(graph, epsilon, BETA, upper=max(1, graph.n_items))
+            plan = plan_shifted_inverse(graph, epsilon, beta=BETA, upper=max(1, graph.n_items))
 
             def draw(rng: np.random.Generator, plan: ShiftedInversePlan = plan) -> float:
                 return plan.draw(rng).estimate

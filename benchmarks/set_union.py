@@ -164,7 +164,9 @@ def chen_row(graph: PersonItemGraph, cfg: Config) -> tuple[list[str], dict[str, 
 def epsilon_sweep(graph: PersonItemGraph, cfg: Config) -> dict[str, list[float]]:
     """Released items against ε at Δ0 = 100, δ = e^−10, α = 5 (Gopi Fig. 1/6), one run each."""
     return {
-        name: [float(f(graph, eps, math.exp(-10), 100, rng=11).count) for eps in cfg.epsilons]
+        name: [
+            float(f(graph, eps, math.exp(-10), max_items=100, rng=11).count) for eps in cfg.epsilons
+        ]
         for name, f in FIGURE.items()
     }
 
@@ -176,8 +178,10 @@ def timings(graph: PersonItemGraph, cfg: Config) -> list[list[object]]:
         if id(f) in seen:  # weighted Gaussian appears in both tables
             continue
         seen.add(id(f))
-        f(graph, 1.0, 1e-5, 100, rng=0)  # compile the numba kernels outside the timing
-        seconds, _ = best_time(partial(f, graph, 1.0, 1e-5, 100, rng=0), cfg.timing_repeat)
+        f(graph, 1.0, 1e-5, max_items=100, rng=0)  # compile the numba kernels outside the timing
+        seconds, _ = best_time(
+            partial(f, graph, 1.0, 1e-5, max_items=100, rng=0), cfg.timing_repeat
+        )
         rows.append([name, seconds])
     return rows
 

@@ -150,20 +150,20 @@ def run_r2t(
 
     def draw(rng: np.random.Generator) -> float:
         return release_r2t(
-            counts, thresholds, EPSILON, BETA, max_contribution=gs, base=base, rng=rng
+            counts, thresholds, EPSILON, beta=BETA, max_contribution=gs, base=base, rng=rng
         ).estimate
 
     estimates, per = _repeat(draw, streams)
-    full, _ = _timed(lambda: r2t(graph, EPSILON, BETA, max_contribution=gs, base=base, rng=0))
+    full, _ = _timed(lambda: r2t(graph, EPSILON, beta=BETA, max_contribution=gs, base=base, rng=0))
     return Runs(estimates, setup, per, full)
 
 
 def run_shifted_inverse(
     graph: PersonItemGraph, upper: float, streams: list[np.random.Generator]
 ) -> Runs:
-    setup, plan = _timed(lambda: plan_shifted_inverse(graph, EPSILON, BETA, upper=upper))
+    setup, plan = _timed(lambda: plan_shifted_inverse(graph, EPSILON, beta=BETA, upper=upper))
     estimates, per = _repeat(lambda rng: plan.draw(rng).estimate, streams)
-    full, _ = _timed(lambda: shifted_inverse(graph, EPSILON, BETA, upper=upper, rng=0))
+    full, _ = _timed(lambda: shifted_inverse(graph, EPSILON, beta=BETA, upper=upper, rng=0))
     return Runs(estimates, setup, per, full)
 
 
@@ -198,8 +198,8 @@ def run_dp_distinct_count(
             curve,
             degrees,
             EPSILON,
-            BETA,
-            ell_max,
+            beta=BETA,
+            ell_max=ell_max,
             counting=counting,  # type: ignore[arg-type]
             selection_rng=streams[0].spawn(1)[0],
             noise_rng=streams[0],
@@ -224,8 +224,8 @@ def run_dp_distinct_count(
         lambda: dp_distinct_count(
             graph,
             EPSILON,
-            BETA,
-            ell_max,
+            beta=BETA,
+            ell_max=ell_max,
             counting=counting,  # type: ignore[arg-type]
             rng=0,
         )

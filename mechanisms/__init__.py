@@ -5,7 +5,11 @@
 * :func:`r2t`, :func:`shifted_inverse` — the baselines of Knop & Steinke's Table 2.
 * :mod:`mechanisms.set_union` — private sets of items (Gopi et al., MAD, DP-SIPS).
 * :mod:`mechanisms.bayesian_ngrams` — the n-gram distribution of Ramadan, Withers & Orr.
-* :class:`PrivacyLoss`, :class:`PrivacyAccountant` — what each release spent, and a budget.
+* :class:`Session` — data and a budget; every release is charged before noise is drawn.
+* :class:`PrivacyLoss`, :class:`PrivacyAccountant` — what each release spent, and a budget;
+  :func:`privacy_loss_of` — what a call will spend, from its parameters alone;
+  :mod:`mechanisms.composition` — basic, PLD and zCDP totals.
+* :class:`Release` — the shape every result shares (``to_dict``/``to_json``, ``is_private``).
 
 Every randomized function takes ``rng`` (None = OS entropy; an int or Generator reproduces)
 and returns a frozen result that records its ``privacy_loss``.
@@ -21,6 +25,8 @@ Examples
 """
 
 from mechanisms import bayesian_ngrams, set_union
+from mechanisms._defaults import DEFAULT_BETA
+from mechanisms._result import Release
 from mechanisms.accounting import PrivacyAccountant, PrivacyLoss
 from mechanisms.bayesian_ngrams import bayesian_dp, end_to_end_dp
 from mechanisms.distinct_count import (
@@ -34,8 +40,10 @@ from mechanisms.grouped_distinct_count import (
     grouped_distinct_count,
 )
 from mechanisms.laplace import LaplaceRelease, laplace_lower_bound
+from mechanisms.privacy_loss import privacy_loss_of
 from mechanisms.r2t import R2TResult, r2t
 from mechanisms.selection import exponential_mechanism, permute_and_flip
+from mechanisms.session import Session, SessionEntry
 from mechanisms.set_union import (
     SetUnionResult,
     count_gaussian,
@@ -50,12 +58,16 @@ from mechanisms.set_union import (
 from mechanisms.shifted_inverse import ShiftedInverseResult, shifted_inverse
 
 __all__ = [
+    "DEFAULT_BETA",
     "DistinctCountResult",
     "GroupedDistinctCountResult",
     "LaplaceRelease",
     "PrivacyAccountant",
     "PrivacyLoss",
     "R2TResult",
+    "Release",
+    "Session",
+    "SessionEntry",
     "SetUnionResult",
     "ShiftedInverseResult",
     "bayesian_dp",
@@ -76,6 +88,7 @@ __all__ = [
     "permute_and_flip",
     "policy_gaussian",
     "policy_laplace",
+    "privacy_loss_of",
     "r2t",
     "set_union",
     "shifted_inverse",

@@ -19,15 +19,62 @@ dpcount.errors.BudgetExceededError: 'second count' needs epsilon=0.5 but only 0.
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import warnings
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
-from dpcount.errors import BudgetExceededError, InvalidParameterError
+from dpcount.errors import BudgetExceededError, InvalidParameterError, UnsafeNoiseWarning
 
-__all__ = ["PrivacyAccountant", "PrivacyLoss"]
+__all__ = ["NOISE_KINDS", "NoiseCurve", "PrivacyAccountant", "PrivacyLoss"]
+
+#: The noise distributions whose privacy curves :mod:`mechanisms.composition` knows exactly.
+NOISE_KINDS = ("laplace", "discrete_laplace", "gaussian")
 
 _SLACK = 1e-12  # relative tolerance for float sums such as 0.1 + 0.2 against 0.3
+
+
+@dataclass(frozen=True)
+class NoiseCurve:
+    """The additive noise of a release, for accountants that use its exact privacy curve.
+
+    Parameters
+    ----------
+    kind
+        ``"laplace"`` (density ∝ e^{−|x|/scale}), ``"discrete_laplace"`` (P[k] ∝ e^{−|k|/scale}
+        on the integers) or ``"gaussian"`` (standard deviation ``scale``).
+    scale
+        b, t or σ — exactly the scale that was sampled (not rounded).
+    sensitivity
+        Δ: the most one person can move the value the noise is added to (ℓ1; ℓ2 for Gaussian).
+
+    Examples
+    --------
+    >>> NoiseCurve("laplace", 2.0, 1.0).epsilon
+    0.5
+    """
+
+    kind: str
+    scale: float
+    sensitivity: float
+
+    def __post_init__(self) -> None:
+        if self.kind not in NOISE_KINDS:
+            raise InvalidParameterError(f"kind must be one of {NOISE_KINDS}, got {self.kind!r}")
+        if not (self.scale > 0 and self.sensitivity > 0):
+            raise InvalidParameterError("noise scale and sensitivity must be > 0")
+
+    @property
+    def epsilon(self) -> float:
+        """Δ/scale: the ε of a Laplace curve (its pure-DP level); the μ of a Gaussian one."""
+        return self.sensitivity / self.scale
+
+    @property
+    def rho(self) -> float:
+        """ρ of zCDP: Δ²/(2σ²) for Gaussian noise (Bun & Steinke 2016, Prop. 1.6), else ε²/2."""
+        return self.epsilon**2 / 2
 
 
 @dataclass(frozen=True)
@@ -46,6 +93,13 @@ class PrivacyLoss:
         ``False`` when (ε, δ) is only *nominal*: the noise was calibrated to a data-dependent
         (local) sensitivity, so no worst-case DP guarantee holds.  Accountants refuse such
         losses; the numbers are kept for reporting.
+    curve
+        The noise of a single additive release (Laplace, discrete Laplace, Gaussian), when its
+        exact privacy curve may be used by a tight accountant; ``None`` for anything else.
+    zcdp
+        (ρ, δ₀): the release is δ₀-approximately ρ-zCDP (Bun & Steinke 2016, Def. 1.8), when
+        that is known beyond the (ε, δ) — e.g. the Gaussian set-union mechanisms, whose noise
+        is ρ-zCDP and whose threshold adds δ₀.
     """
 
     epsilon: float
@@ -53,6 +107,8 @@ class PrivacyLoss:
     description: str = ""
     parts: tuple[PrivacyLoss, ...] = field(default=(), repr=False)
     worst_case: bool = True
+    curve: NoiseCurve | None = field(default=None, repr=False)
+    zcdp: tuple[float, float] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if math.isnan(self.epsilon) or self.epsilon < 0:
@@ -70,6 +126,35 @@ class PrivacyLoss:
         """Whether this is a worst-case differential privacy guarantee with finite ε."""
         return math.isfinite(self.epsilon) and self.worst_case
 
+    def as_zcdp(self) -> tuple[float, float] | None:
+        """(ρ, δ₀) with this release δ₀-approximately ρ-zCDP, or ``None`` if unknown.
+
+        The stated ``zcdp``; else the noise curve's ρ (Gaussian: Δ²/2σ²; Laplace: ε²/2); else
+        the sum over the parts (zCDP composes additively, Bun & Steinke 2016, Lemma 1.7); else
+        ε²/2 for pure ε-DP (ibid. Prop. 1.4).
+
+        Examples
+        --------
+        >>> PrivacyLoss(1.0).as_zcdp(), PrivacyLoss(1.0, 1e-6).as_zcdp()
+        ((0.5, 0.0), None)
+        """
+        if not self.is_private:
+            return None
+        if self.zcdp is not None:
+            return self.zcdp
+        if self.curve is not None:
+            return (self.curve.rho, self.delta)
+        if self.parts:  # the parts' sum is at most the whole's (Σ εᵢ²/2 ≤ (Σ εᵢ)²/2)
+            parts = [p.as_zcdp() for p in self.parts]
+            if all(p is not None for p in parts):
+                return (
+                    sum(p[0] for p in parts if p is not None),
+                    sum(p[1] for p in parts if p is not None),
+                )
+        if self.delta == 0:
+            return (self.epsilon**2 / 2, 0.0)
+        return None
+
     def compose(self, *others: PrivacyLoss, description: str = "") -> PrivacyLoss:
         """Basic composition: the sum of the ε and of the δ.
 
@@ -85,6 +170,41 @@ class PrivacyLoss:
             description=description or " + ".join(p.description or "?" for p in parts),
             parts=parts,
             worst_case=all(p.worst_case for p in parts),
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The loss as JSON-able data; ε = ∞ becomes ``None``.
+
+        Examples
+        --------
+        >>> PrivacyLoss(0.5, 1e-6, "a").to_dict()["epsilon"]
+        0.5
+        >>> PrivacyLoss.from_dict(PrivacyLoss.non_private("x").to_dict()).epsilon
+        inf
+        """
+        return {
+            "epsilon": self.epsilon if math.isfinite(self.epsilon) else None,
+            "delta": self.delta,
+            "description": self.description,
+            "private": self.is_private,
+            "worst_case": self.worst_case,
+            "parts": [p.to_dict() for p in self.parts],
+            "curve": None if self.curve is None else dataclasses.asdict(self.curve),
+            "zcdp": None if self.zcdp is None else list(self.zcdp),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> PrivacyLoss:
+        """The inverse of :meth:`to_dict`."""
+        eps = data["epsilon"]
+        return cls(
+            epsilon=math.inf if eps is None else float(eps),
+            delta=float(data.get("delta", 0.0)),
+            description=str(data.get("description", "")),
+            parts=tuple(cls.from_dict(p) for p in data.get("parts", ())),
+            worst_case=bool(data.get("worst_case", True)),
+            curve=None if data.get("curve") is None else NoiseCurve(**data["curve"]),
+            zcdp=None if data.get("zcdp") is None else (data["zcdp"][0], data["zcdp"][1]),
         )
 
     def __add__(self, other: PrivacyLoss) -> PrivacyLoss:
@@ -123,9 +243,19 @@ class PrivacyAccountant:
             )
         if not 0 <= delta_total < 1:
             raise InvalidParameterError(f"delta_total must lie in [0, 1), got {delta_total!r}")
-        self.epsilon_total = float(epsilon_total)
-        self.delta_total = float(delta_total)
+        self._epsilon_total = float(epsilon_total)
+        self._delta_total = float(delta_total)
         self._releases: list[PrivacyLoss] = []
+
+    @property
+    def epsilon_total(self) -> float:
+        """The ε budget, fixed at creation (read-only)."""
+        return self._epsilon_total
+
+    @property
+    def delta_total(self) -> float:
+        """The δ budget, fixed at creation (read-only)."""
+        return self._delta_total
 
     @property
     def releases(self) -> tuple[PrivacyLoss, ...]:
@@ -156,10 +286,28 @@ class PrivacyAccountant:
         delta_ok = spent.delta + loss.delta <= self.delta_total * (1 + _SLACK)
         return loss.is_private and eps_ok and delta_ok
 
-    def spend(self, loss: PrivacyLoss | _HasLoss) -> PrivacyLoss:
-        """Record ``loss`` (or a result's ``privacy_loss``); raise if it does not fit."""
+    def spend(self, loss: PrivacyLoss | _HasLoss, *, allow_insecure: bool = False) -> PrivacyLoss:
+        """Record ``loss`` (or a result's ``privacy_loss``); raise if it does not fit.
+
+        A result that carries non-private data (``is_private`` false: diagnostics, raw
+        weights, a nominal loss) is refused.  A result with ``secure=False`` (floating-point
+        noise) warns :class:`~dpcount.errors.UnsafeNoiseWarning` unless ``allow_insecure``.
+        """
         if not isinstance(loss, PrivacyLoss):
-            loss = loss.privacy_loss
+            result = loss
+            loss = result.privacy_loss
+            if loss.is_private and not getattr(result, "is_private", True):
+                raise BudgetExceededError(
+                    f"this {type(result).__name__} carries data that is not differentially "
+                    "private (diagnostics or raw weights); release one without them"
+                )
+            if not getattr(result, "secure", True) and not allow_insecure:
+                warnings.warn(
+                    f"charging a {type(result).__name__} drawn with floating-point noise "
+                    "(secure=False); pass allow_insecure=True to accept it",
+                    UnsafeNoiseWarning,
+                    stacklevel=2,
+                )
         if not self.can_afford(loss):
             name = repr(loss.description) if loss.description else "this release"
             if not loss.worst_case:

@@ -43,11 +43,10 @@ items; exact discrete Laplace noise of scale 4, shift 9.
 
 from __future__ import annotations
 
-import html
 import math
 import warnings
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -56,6 +55,8 @@ import matching
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_beta, check_choice, check_epsilon, check_positive_int
+from mechanisms._defaults import DEFAULT_BETA
+from mechanisms._result import Release
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.gem import Selection, gem, gem_probabilities
@@ -70,6 +71,7 @@ __all__ = [
     "SELECTIONS",
     "DistinctCountResult",
     "curve_length",
+    "distinct_count_loss",
     "dp_distinct_count",
     "dp_distinct_count_from_curve",
 ]
@@ -95,7 +97,7 @@ _MAX_ELL = 2**31 - 1  # the matching solvers' limit
 
 
 @dataclass(frozen=True)
-class DistinctCountResult:
+class DistinctCountResult(Release):
     """A private lower bound on the number of distinct items, with what it cost.
 
     Attributes
@@ -112,7 +114,7 @@ class DistinctCountResult:
         ``False`` when floating-point noise was used (experiments only).
     privacy_loss
         The (ε, δ) spent; ε = ∞ for the non-private comparison points.
-    noise_scale
+    scale
         Scale of the Laplace noise added to DC(D;ℓ̂) (≥ ℓ̂/ε_count, ε_count = ε/2 for GEM).
     shift
         The (1 − β) noise quantile subtracted (a function of ℓ̂, ε, β only).
@@ -132,17 +134,30 @@ class DistinctCountResult:
     noise: str
     secure: bool
     privacy_loss: PrivacyLoss
-    noise_scale: float
+    scale: float
     shift: float
     curve: np.ndarray | None = field(default=None, repr=False, compare=False)
     utilities: np.ndarray | None = field(default=None, repr=False, compare=False)
     probabilities: np.ndarray | None = field(default=None, repr=False, compare=False)
     count_at_ell: int | None = field(default=None, repr=False, compare=False)
 
+    NON_PRIVATE_FIELDS: ClassVar[tuple[str, ...]] = (
+        "curve",
+        "utilities",
+        "probabilities",
+        "count_at_ell",
+    )
+    mechanism: ClassVar[str] = "dp_distinct_count"
+
     @property
-    def is_private(self) -> bool:
-        """Whether the whole release is differentially private."""
-        return self.privacy_loss.is_private
+    def noise_scale(self) -> float:
+        """Deprecated alias of :attr:`scale`."""
+        warnings.warn(
+            "DistinctCountResult.noise_scale is deprecated; use .scale",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return self.scale
 
     @property
     def confidence(self) -> float:
@@ -158,10 +173,9 @@ class DistinctCountResult:
         how = (
             f"Counted by {_COUNTING_NAME[self.counting]} with each person contributing at most "
             f"ℓ = {self.ell} item{'s' if self.ell != 1 else ''}; {noise} noise of scale "
-            f"{self.noise_scale:.4g}, "
-            f"shift {self.shift:.4g}."
+            f"{self.scale:.4g}, shift {self.shift:.4g}."
         )
-        if self.is_private:
+        if self.privacy_loss.is_private:
             sampler = "" if self.selection == "gem" else " (permute-and-flip)"
             first = (
                 f"With probability ≥ {level} the data holds at least {count} distinct "
@@ -175,28 +189,16 @@ class DistinctCountResult:
                 f"at least {count} distinct items{raw}; the count itself spent "
                 f"ε = {self.epsilon:g}."
             )
-        lines = [first, how]
-        if not self.secure:
-            lines.append("Floating-point noise: for experiments, not for release.")
-        return lines
+        return [first, how]
 
-    def __str__(self) -> str:
-        return "\n".join(self._sentences())
-
-    def _repr_html_(self) -> str:
-        rows = [
+    def _rows(self) -> list[tuple[str, str]]:
+        return [
             ("lower bound ν̂", f"{self.estimate:,}"),
             ("confidence", f"{100 * self.confidence:.4g}%"),
             ("ℓ̂", str(self.ell)),
-            ("privacy loss", repr(self.privacy_loss)),
             ("counting / selection / noise", f"{self.counting} / {self.selection} / {self.noise}"),
+            ("scale / shift", f"{self.scale:.4g} / {self.shift:.4g}"),
         ]
-        body = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
-            for k, v in rows
-        )
-        text = " ".join(html.escape(s) for s in self._sentences())
-        return f"<p>{text}</p><table>{body}</table>"
 
 
 # --------------------------------------------------------------------------------------------
@@ -260,9 +262,9 @@ def dp_distinct_count_from_curve(
     curve: npt.ArrayLike,
     degrees: npt.ArrayLike,
     epsilon: float,
-    beta: float = 0.05,
-    ell_max: int = 100,
     *,
+    beta: float = DEFAULT_BETA,
+    ell_max: int = 100,
     counting: Counting = "matching",
     selection: SelectionRule = "gem",
     noise: NoiseMode = "exact",
@@ -404,8 +406,8 @@ def _release(
         selection=selection,
         noise=noise,
         secure=noise == "exact",
-        privacy_loss=_privacy_loss(eps, count_eps, ell, counting, selection),
-        noise_scale=scale,
+        privacy_loss=distinct_count_loss(eps, counting=counting, selection=selection),
+        scale=scale,
         shift=shift,
         curve=_readonly(curve_arr.astype(np.int64)) if diagnostics else None,
         utilities=_readonly(utilities) if diagnostics else None,
@@ -414,18 +416,33 @@ def _release(
     )
 
 
-def _privacy_loss(
-    epsilon: float, count_eps: float, ell: int, counting: str, selection: str
+def distinct_count_loss(
+    epsilon: float, *, counting: str = "matching", selection: str = "gem"
 ) -> PrivacyLoss:
-    count = PrivacyLoss(count_eps, description=f"Laplace count DC(D;{ell}) ({counting})")
+    """The privacy loss of :func:`dp_distinct_count` from its parameters alone (no data).
+
+    ε/2 for GEM's choice of ℓ plus ε/2 for the count (Algorithm 1); ε = ∞ for the non-private
+    comparison selections, whose count alone is ε-DP (module docstring).
+
+    Examples
+    --------
+    >>> distinct_count_loss(1.0)
+    PrivacyLoss(epsilon=1, delta=0, 'DPDistinctCount (matching, gem)')
+    >>> distinct_count_loss(1.0, selection="max_degree").is_private
+    False
+    """
+    eps = check_epsilon(epsilon)
+    check_choice(counting, "counting", COUNTINGS)
+    check_choice(selection, "selection", SELECTIONS)
     if selection in PRIVATE_SELECTIONS:
-        choose = PrivacyLoss(epsilon / 2, description=f"GEM choice of ℓ ({selection})")
+        choose = PrivacyLoss(eps / 2, description=f"GEM choice of ℓ ({selection})")
+        count = PrivacyLoss(eps / 2, description=f"Laplace count DC(D;ℓ̂) ({counting})")
         return choose.compose(count, description=f"DPDistinctCount ({counting}, {selection})")
+    count = PrivacyLoss(eps, description=f"Laplace count DC(D;ℓ) ({counting})")
     return PrivacyLoss(
         math.inf,
         0.0,
-        f"NOT PRIVATE: ℓ = {ell} taken from the data ({selection}); the count at that ℓ is "
-        f"{count_eps:g}-DP",
+        f"NOT PRIVATE: ℓ taken from the data ({selection}); the count at that ℓ is {eps:g}-DP",
         parts=(count,),
     )
 
@@ -439,7 +456,8 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
 def dp_distinct_count(
     graph: PersonItemGraph,
     epsilon: float,
-    beta: float = 0.05,
+    *,
+    beta: float = DEFAULT_BETA,
     ell_max: int = 100,
     counting: Counting = "matching",
     selection: SelectionRule = "gem",
@@ -456,7 +474,8 @@ def dp_distinct_count(
     epsilon
         Total privacy budget ε > 0 (finite).
     beta
-        Failure probability in (0, ½): P[estimate > DC(D)] ≤ β.
+        Failure probability in (0, ½): P[estimate > DC(D)] ≤ β.  Default 0.05, the 95% level
+        of Knop & Steinke's experiments and the default of every mechanism here.
     ell_max
         Largest contribution bound GEM may choose (a positive integer; the paper uses 100).
     counting

@@ -364,7 +364,7 @@ def grouped_distinct_count(
             selection_rng=gem_rng,
             noise_rng=noise_rng,
         )
-        rows.append(GroupRow(key, r.estimate, r.ell, r.noise_scale))
+        rows.append(GroupRow(key, r.estimate, r.ell, r.scale))
     count_loss = PrivacyLoss(
         eps_count,
         description=f"{len(keys)} group counts at ε/{k} each ({counting}), ≤ {k} per person",

@@ -51,11 +51,16 @@ NoiseMode = Literal["exact", "float"]
 _SCALE_BITS = 32
 
 
-def warn_unsafe(what: str, stacklevel: int = 3) -> None:
-    """Warn that floating-point noise is in use (not for releases)."""
+def warn_unsafe(what: str, kind: str = "", stacklevel: int = 3) -> None:
+    """Warn that floating-point noise is in use (not for releases).
+
+    ``kind`` names the floating-point step of a mechanism that has no exact sampler here; by
+    default the warning points at ``noise='exact'``.
+    """
+    advice = f"{kind}, no exact sampler available" if kind else "use noise='exact'"
     warnings.warn(
         f"{what} uses floating-point noise: fine for experiments, not for a release "
-        "(use noise='exact'); the result records secure=False",
+        f"({advice}); the result records secure=False",
         UnsafeNoiseWarning,
         stacklevel=stacklevel,
     )

@@ -44,19 +44,21 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import ClassVar, Literal
 
 import numpy as np
 
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_beta, check_choice, check_epsilon, check_positive_int
+from mechanisms._defaults import DEFAULT_BETA
+from mechanisms._result import Release
 from mechanisms._rng import RNGLike, spawn
-from mechanisms.accounting import PrivacyLoss
+from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.laplace import continuous_shift, discrete_shift, laplace_scale
 from mechanisms.noise import NoiseMode, discrete_laplace, float_laplace, warn_unsafe
 
-__all__ = ["R2TResult", "r2t", "r2t_thresholds", "truncated_counts"]
+__all__ = ["R2TResult", "r2t", "r2t_loss", "r2t_thresholds", "truncated_counts"]
 
 NOISE_MODES = ("exact", "float")
 
@@ -120,7 +122,7 @@ def truncated_counts(graph: PersonItemGraph, thresholds: Sequence[int]) -> np.nd
 
 
 @dataclass(frozen=True)
-class R2TResult:
+class R2TResult(Release):
     """A release of :func:`r2t`.
 
     Attributes
@@ -134,6 +136,8 @@ class R2TResult:
         reporting them costs nothing extra).
     shifts
         The shifts subtracted, k·τ_j·ln(k/β)/ε or its discrete counterpart.
+    scales
+        The Laplace scale k·τ_j/ε of each release (:attr:`scale` is the winner's).
     epsilon, beta, max_contribution, base, noise
         The parameters.
     secure
@@ -146,6 +150,7 @@ class R2TResult:
     thresholds: tuple[int, ...]
     candidates: tuple[float, ...]
     shifts: tuple[float, ...]
+    scales: tuple[float, ...]
     epsilon: float
     beta: float
     max_contribution: int
@@ -154,11 +159,28 @@ class R2TResult:
     secure: bool
     privacy_loss: PrivacyLoss
 
+    mechanism: ClassVar[str] = "r2t"
+
     @property
     def selected(self) -> int | None:
         """The threshold whose candidate won, or None when 0 was output."""
         best = int(np.argmax(self.candidates))
         return self.thresholds[best] if self.candidates[best] > 0 else None
+
+    @property
+    def scale(self) -> float:
+        """The noise scale of the winning release (of the largest threshold when 0 won)."""
+        best = int(np.argmax(self.candidates)) if self.selected is not None else -1
+        return self.scales[best]
+
+    def _rows(self) -> list[tuple[str, str]]:
+        return [
+            ("estimate", f"{self.estimate:,}"),
+            ("thresholds τ", ", ".join(map(str, self.thresholds))),
+            ("selected τ", str(self.selected)),
+            ("β / GS / base", f"{self.beta:g} / {self.max_contribution:,} / {self.base:g}"),
+            ("noise", self.noise),
+        ]
 
     def __repr__(self) -> str:
         return (
@@ -167,6 +189,40 @@ class R2TResult:
             f"GS={self.max_contribution:,}, base={self.base:g}, noise={self.noise!r}, "
             f"secure={self.secure})"
         )
+
+
+def r2t_loss(
+    epsilon: float, *, max_contribution: int, base: float = 2, noise: str = "exact"
+) -> PrivacyLoss:
+    """The privacy loss of :func:`r2t` from its parameters alone (no data).
+
+    k = |thresholds| Laplace releases of ε/k each, composed to ε (basic composition); each part
+    records its noise (scale k·τ/ε rounded up, sensitivity τ) for tighter accountants.
+
+    Examples
+    --------
+    >>> r2t_loss(1.0, max_contribution=8)
+    PrivacyLoss(epsilon=1, delta=0, 'R2T: 3 Laplace releases, basic composition')
+    """
+    eps = check_epsilon(epsilon)
+    check_choice(noise, "noise", NOISE_MODES)
+    return _thresholds_loss(eps, r2t_thresholds(max_contribution, base), noise)
+
+
+def _thresholds_loss(eps: float, thresholds: Sequence[int], noise: str) -> PrivacyLoss:
+    k = len(thresholds)
+    kind = "discrete_laplace" if noise == "exact" else "laplace"
+    parts = tuple(
+        PrivacyLoss(
+            eps / k,
+            description=f"DC(D;{tau}) + Laplace",
+            curve=NoiseCurve(kind, float(laplace_scale(k * tau, eps)), float(tau)),
+        )
+        for tau in thresholds
+    )
+    return PrivacyLoss(
+        eps, description=f"R2T: {k} Laplace releases, basic composition", parts=parts
+    )
 
 
 def _shift(scale: Fraction, failure: float, noise: str) -> float:
@@ -180,8 +236,8 @@ def release_r2t(
     counts: Sequence[int] | np.ndarray,
     thresholds: Sequence[int],
     epsilon: float,
-    beta: float = 0.1,
     *,
+    beta: float = DEFAULT_BETA,
     max_contribution: int,
     base: float = 2,
     noise: NoiseMode = "exact",
@@ -201,7 +257,7 @@ def release_r2t(
         warn_unsafe("r2t")
     failure = b / (2 * k)  # per release; union bound → β/2 (module docstring)
     streams = spawn(rng, k)
-    candidates, shifts = [], []
+    candidates, shifts, scales = [], [], []
     for count, tau, stream in zip(counts, thresholds, streams, strict=True):
         scale = laplace_scale(k * tau, eps)  # sensitivity τ at budget ε/k  →  k·τ/ε
         shift = _shift(scale, failure, noise)
@@ -212,16 +268,15 @@ def release_r2t(
             z = float(float_laplace(float(scale), rng=stream))
             candidates.append(float(count) + z - shift)
         shifts.append(shift)
+        scales.append(float(scale))
     estimate = max(0, max(candidates))
-    parts = tuple(PrivacyLoss(eps / k, description=f"DC(D;{tau}) + Laplace") for tau in thresholds)
-    loss = PrivacyLoss(
-        eps, description=f"R2T: {k} Laplace releases, basic composition", parts=parts
-    )
+    loss = _thresholds_loss(eps, thresholds, noise)
     return R2TResult(
         estimate=estimate,
         thresholds=tuple(int(t) for t in thresholds),
         candidates=tuple(candidates),
         shifts=tuple(shifts),
+        scales=tuple(scales),
         epsilon=eps,
         beta=b,
         max_contribution=int(max_contribution),
@@ -235,8 +290,8 @@ def release_r2t(
 def r2t(
     graph: PersonItemGraph,
     epsilon: float,
-    beta: float = 0.1,
     *,
+    beta: float = DEFAULT_BETA,
     max_contribution: int,
     base: float = 2,
     noise: Literal["exact", "float"] = "exact",
@@ -252,6 +307,7 @@ def r2t(
         Privacy parameter ε > 0, split evenly over the k releases.
     beta
         Failure probability in (0, ½): the estimate exceeds DC(D) with probability ≤ β/2.
+        Default 0.05 as for every mechanism (the R2T reference scripts use 0.1).
     max_contribution
         GS, a public bound on one person's number of items (**not** taken from the data).
     base
@@ -290,7 +346,7 @@ def r2t(
     >>> g = PersonItemGraph.from_sets({f"p{i}": {i} for i in range(1000)})
     >>> r = r2t(g, 1.0, max_contribution=8, rng=0)
     >>> r.thresholds, r.shifts
-    ((2, 4, 8), (20, 41, 82))
+    ((2, 4, 8), (25, 49, 98))
     """
     thresholds = r2t_thresholds(max_contribution, base)
     counts = truncated_counts(graph, thresholds)
@@ -298,7 +354,7 @@ def r2t(
         counts,
         thresholds,
         epsilon,
-        beta,
+        beta=beta,
         max_contribution=max_contribution,
         base=base,
         noise=noise,

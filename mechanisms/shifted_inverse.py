@@ -27,7 +27,7 @@ Examples
 >>> g = PersonItemGraph.from_sets({f"p{i}": {i, i + 1} for i in range(50)})
 >>> r = shifted_inverse(g, 1.0, upper=1000, rng=7)
 >>> r.tau, r.grid_size
-(21, 3002)
+(23, 3002)
 >>> 0 < r.estimate <= g.n_items
 True
 """
@@ -35,18 +35,29 @@ True
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any, ClassVar
 
 import numpy as np
 
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_beta, check_choice, check_epsilon
+from mechanisms._defaults import DEFAULT_BETA
+from mechanisms._result import Release
 from mechanisms._rng import RNGLike, as_generator
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.inverse import exact_inverse, lp_inverse
+from mechanisms.noise import warn_unsafe
 
-__all__ = ["OutputGrid", "ShiftedInverseResult", "output_grid", "shifted_inverse"]
+__all__ = [
+    "OutputGrid",
+    "ShiftedInverseResult",
+    "output_grid",
+    "shifted_inverse",
+    "shifted_inverse_loss",
+]
 
 INVERSES = ("lp", "exact")
 # A grid is materialised as float64 (8 bytes a point); 2·10⁷ points is 160 MB.
@@ -88,6 +99,15 @@ class OutputGrid:
         """
         idx = np.searchsorted(self.values, np.asarray(v, dtype=float), side="right") - 1
         return np.clip(idx, 0, self.size - 1).astype(np.int64)
+
+    def to_dict(self) -> dict[str, Any]:
+        """How the grid was built (the points follow from it; see :func:`output_grid`)."""
+        return {"upper": self.upper, "step": self.step, "log_domain": self.log_domain}
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> OutputGrid:
+        """The grid :meth:`to_dict` describes."""
+        return output_grid(data["upper"], data["step"], data["log_domain"])
 
     def __repr__(self) -> str:
         kind = "log10" if self.log_domain else "linear"
@@ -271,10 +291,21 @@ class ShiftedInversePlan:
             tau=self.tau,
             grid=self.grid,
             inverse=self.inverse,
-            privacy_loss=PrivacyLoss(
-                self.epsilon, description="shifted inverse (exponential mechanism)"
-            ),
+            privacy_loss=shifted_inverse_loss(self.epsilon),
         )
+
+
+def shifted_inverse_loss(epsilon: float) -> PrivacyLoss:
+    """The privacy loss of :func:`shifted_inverse` from its parameters alone: pure ε-DP.
+
+    Examples
+    --------
+    >>> shifted_inverse_loss(0.5)
+    PrivacyLoss(epsilon=0.5, delta=0, 'shifted inverse (exponential mechanism)')
+    """
+    return PrivacyLoss(
+        check_epsilon(epsilon), description="shifted inverse (exponential mechanism)"
+    )
 
 
 def plan_from_inverse(
@@ -300,8 +331,8 @@ def plan_from_inverse(
 def plan_shifted_inverse(
     graph: PersonItemGraph,
     epsilon: float,
-    beta: float = 0.1,
     *,
+    beta: float = DEFAULT_BETA,
     upper: float,
     step: float | None = None,
     log_domain: bool = True,
@@ -321,7 +352,7 @@ def plan_shifted_inverse(
 
 
 @dataclass(frozen=True)
-class ShiftedInverseResult:
+class ShiftedInverseResult(Release):
     """A release of :func:`shifted_inverse`.
 
     Attributes
@@ -337,6 +368,10 @@ class ShiftedInverseResult:
         ``"lp"`` or ``"exact"``.
     privacy_loss
         ε-DP, pure.
+    secure
+        Always ``False``: the selection draws with floating-point probabilities.
+    scale
+        2/ε, the exponential mechanism's temperature: P[y] ∝ exp(s(y)/scale).
     """
 
     estimate: float
@@ -347,10 +382,26 @@ class ShiftedInverseResult:
     inverse: str
     privacy_loss: PrivacyLoss
 
+    mechanism: ClassVar[str] = "shifted_inverse"
+    secure: ClassVar[bool] = False
+
     @property
     def grid_size(self) -> int:
         """|Y|."""
         return self.grid.size
+
+    @property
+    def scale(self) -> float:
+        """2/ε: outputs are drawn with probability ∝ exp(score/scale)."""
+        return 2.0 / self.epsilon
+
+    def _rows(self) -> list[tuple[str, str]]:
+        return [
+            ("estimate", f"{self.estimate:,.6g}"),
+            ("β / τ", f"{self.beta:g} / {self.tau}"),
+            ("inverse", self.inverse),
+            ("grid", repr(self.grid)),
+        ]
 
     def __repr__(self) -> str:
         return (
@@ -362,8 +413,8 @@ class ShiftedInverseResult:
 def shifted_inverse(
     graph: PersonItemGraph,
     epsilon: float,
-    beta: float = 0.1,
     *,
+    beta: float = DEFAULT_BETA,
     upper: float,
     step: float | None = None,
     log_domain: bool = True,
@@ -379,7 +430,8 @@ def shifted_inverse(
     epsilon
         Privacy parameter ε > 0.
     beta
-        Failure probability in (0, ½); sets τ = ⌈(2/ε)·ln(|Y|/β)⌉.
+        Failure probability in (0, ½); sets τ = ⌈(2/ε)·ln(|Y|/β)⌉.  Default 0.05 as for every
+        mechanism (Knop & Steinke's Figure 2; the reference script uses 0.1).
     upper
         Public upper bound on the distinct count (the grid's top; **not** to be taken from the
         data).  Counts above it are answered with at most the top grid point.
@@ -419,7 +471,8 @@ def shifted_inverse(
 
     The selection draws with floating-point probabilities (log-sum-exp), like the
     exponential mechanism elsewhere in dpcount; it is not hardened against floating-point
-    attacks the way the exact discrete Laplace sampler is.
+    attacks the way the exact discrete Laplace sampler is, so the result records
+    ``secure=False`` and the call warns :class:`~dpcount.errors.UnsafeNoiseWarning`.
 
     References
     ----------
@@ -436,6 +489,7 @@ def shifted_inverse(
     True
     """
     plan = plan_shifted_inverse(
-        graph, epsilon, beta, upper=upper, step=step, log_domain=log_domain, inverse=inverse
+        graph, epsilon, beta=beta, upper=upper, step=step, log_domain=log_domain, inverse=inverse
     )
+    warn_unsafe("shifted_inverse", "floating-point selection probabilities")
     return plan.draw(rng)

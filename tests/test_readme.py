@@ -5,6 +5,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
+from dpcount.errors import BudgetExceededError
+
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
@@ -25,7 +29,10 @@ def test_python_quick_start_runs(tmp_path, monkeypatch):
     (quick_start,) = _code_blocks("python")
     namespace: dict[str, object] = {}
     exec(compile(quick_start, "README.md quick start", "exec"), namespace)
-    result, budget = namespace["result"], namespace["budget"]
+    result, session = namespace["result"], namespace["session"]
     assert result.privacy_loss.epsilon == 1.0 and result.secure
-    assert budget.remaining_epsilon == 1.0  # the quick start spends the release's ε = 1 of 2
+    assert session.remaining.epsilon == 0.0  # the quick start spends ε = 1 + 3 of 4
+    assert [e.mechanism for e in session.log] == ["dp_distinct_count", "policy_gaussian"]
+    with pytest.raises(BudgetExceededError):
+        session.r2t(0.1, max_contribution=100)
     assert len(namespace["curve"]) == 100

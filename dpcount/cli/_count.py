@@ -17,7 +17,6 @@ from ._common import (
     epsilon_type,
     json_text,
     load_graph,
-    loss_json,
     note,
     positive_int_type,
     seed_type,
@@ -139,22 +138,14 @@ def report(result: DistinctCountResult, source: Source) -> str:
 
 
 def result_json(result: DistinctCountResult, source: Source, seed: int | None) -> dict[str, Any]:
-    """The release as a JSON object; nothing in it is computed from the data without noise."""
+    """The release as a JSON object: the result's own :meth:`to_dict` plus where it came from.
+
+    Nothing in it is computed from the data without noise (the CLI never asks for diagnostics).
+    """
     return {
-        "estimate": result.estimate,
+        **result.to_dict(),
         "lower_bound": lower_bound(result),
         "confidence": result.confidence,
-        "ell": result.ell,
-        "epsilon": result.epsilon,
-        "beta": result.beta,
-        "ell_max": result.ell_max,
-        "counting": result.counting,
-        "selection": result.selection,
-        "noise": result.noise,
-        "noise_scale": result.noise_scale,
-        "shift": result.shift,
-        "secure": result.secure,
-        "privacy_loss": loss_json(result.privacy_loss),
         "source": source.to_json(),
         "seed": seed,
         "dpcount_version": dpcount.__version__,

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import importlib
 import sys
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 import dpcount
+from dpcount.errors import UnsafeNoiseWarning
 
 from ._common import (
     SEED_HELP,
@@ -24,7 +25,6 @@ from ._common import (
     epsilon_type,
     json_text,
     load_graph,
-    loss_json,
     note,
     positive_int_type,
     seed_type,
@@ -123,15 +123,11 @@ def run(args: argparse.Namespace) -> int:
     source = source_from_args(args)
     target = check_output_file(args.output, "--output") if args.output else None
     show = show_progress(args)
-    if args.engine == "spark":
-        result = spark_union(args, source)
-    else:
-        graph = load_graph(source, show=show)
-        mechanism = getattr(importlib.import_module("mechanisms.set_union"), args.algorithm)
-        with progress(f"running {args.algorithm}", enabled=show):
-            result = mechanism(
-                graph, args.epsilon, args.delta, max_items=args.max_items, rng=args.seed
-            )
+    with warnings.catch_warnings():
+        # Every set-union mechanism draws floating-point noise; the summary line says so
+        # instead of a warning that would come before any error line.
+        warnings.simplefilter("ignore", UnsafeNoiseWarning)
+        result = _release(args, source, show)
     if args.json:
         text = json_text(result_json(result, source, args.seed)) + "\n"
     else:
@@ -146,6 +142,15 @@ def run(args: argparse.Namespace) -> int:
     if args.seed is not None:
         note("union", f"--seed {args.seed} makes this release reproducible: for research only")
     return 0
+
+
+def _release(args: argparse.Namespace, source: Source, show: bool) -> SetUnionResult:
+    if args.engine == "spark":
+        return spark_union(args, source)
+    graph = load_graph(source, show=show)
+    mechanism = getattr(importlib.import_module("mechanisms.set_union"), args.algorithm)
+    with progress(f"running {args.algorithm}", enabled=show):
+        return mechanism(graph, args.epsilon, args.delta, max_items=args.max_items, rng=args.seed)
 
 
 def label_strings(items: np.ndarray) -> list[str]:
@@ -179,28 +184,20 @@ def summary(result: SetUnionResult, target: Path | None) -> str:
     return (
         f"dpcount union: released {result.count:,} items{where} with {result.mechanism} "
         f"(ε = {result.epsilon:g}, δ = {result.delta:g}, at most {result.max_items} items "
-        "per person)"
+        f"per person{'' if result.secure else '; floating-point noise'})"
     )
 
 
 def result_json(result: SetUnionResult, source: Source, seed: int | None) -> dict[str, Any]:
-    """The :class:`~mechanisms.set_union.SetUnionResult` as JSON, items last."""
-    items = result.items
+    """The result's own :meth:`to_dict` (items last) plus where it came from."""
+    doc = result.to_dict()
+    items = doc.pop("items")
     return {
         "algorithm": result.mechanism,
         "count": result.count,
-        "epsilon": result.epsilon,
-        "delta": result.delta,
-        "max_items": result.max_items,
-        "noise": result.noise,
-        "scale": result.scale,
-        "threshold": result.threshold,
-        "cutoff": result.cutoff,
-        "parameters": dict(result.parameters),
-        "rounds": [dataclasses.asdict(r) for r in result.rounds],
-        "privacy_loss": loss_json(result.privacy_loss),
+        **doc,
         "source": source.to_json(),
         "seed": seed,
         "dpcount_version": dpcount.__version__,
-        "items": label_strings(items) if items.dtype.kind == "M" else items.tolist(),
+        "items": items,
     }

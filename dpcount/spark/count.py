@@ -21,6 +21,7 @@ import numpy as np
 from dpcount.spark._frames import as_numpy, collect, explode_ranks, ranked_pairs
 from dpcount.spark.ingest import DRIVER_PAIR_LIMIT, prepare_pairs, read_pairs
 from matching.sampling import _root_key
+from mechanisms._defaults import DEFAULT_BETA
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.distinct_count import (
     Counting,
@@ -67,9 +68,9 @@ def distinct_count(
     person: str,
     item: str,
     epsilon: float,
-    beta: float = 0.05,
-    ell_max: int = 100,
     *,
+    beta: float = DEFAULT_BETA,
+    ell_max: int = 100,
     counting: Counting = "sampling",
     selection: SelectionRule = "gem",
     noise: NoiseMode = "exact",
@@ -103,8 +104,8 @@ def distinct_count(
         return dp_distinct_count(
             graph,
             eps,
-            b,
-            ell_max,
+            beta=b,
+            ell_max=ell_max,
             counting=counting,
             selection=selection,
             noise=noise,
@@ -126,8 +127,8 @@ def distinct_count(
         curve,
         degrees,
         eps,
-        b,
-        ell_max,
+        beta=b,
+        ell_max=ell_max,
         counting="sampling",
         selection=selection,
         noise=noise,

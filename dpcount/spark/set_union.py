@@ -34,9 +34,9 @@ from dpcount.spark.sips import sips_rounds
 from dpcount.validation import check_delta, check_epsilon, check_positive_int
 from matching.sampling import _root_key, label_keys
 from mechanisms._rng import RNGLike, spawn
-from mechanisms.accounting import PrivacyLoss
+from mechanisms.noise import warn_unsafe
 from mechanisms.set_union import thresholds
-from mechanisms.set_union._release import Noise, check_nonnegative
+from mechanisms.set_union._release import Noise, check_nonnegative, set_union_loss
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
 from mechanisms.set_union.weighted import contribution_table
 
@@ -177,6 +177,7 @@ def set_union(
     _check_mechanism(mechanism)
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     delta0 = check_positive_int(max_items, "max_items")
+    warn_unsafe("set union", "continuous noise on real weights")
     rounds: tuple[SetUnionRound, ...] = ()
     noise: Noise = "gaussian"
     cutoff: float | None = None
@@ -186,10 +187,6 @@ def set_union(
             data, person, item, eps, dlt, delta0, sips_rounds_count, sips_ratio, rng, drop_nulls
         )
         scale, rho = rounds[-1].scale, rounds[-1].threshold
-        description = (
-            f"DP-SIPS set union, {len(rounds)} rounds (basic weighting), Gaussian-DP "
-            "composition + novel-item union bound"
-        )
         parameters |= {"rounds": len(rounds), "ratio": float(sips_ratio), "weighting": "basic"}
     elif mechanism == "max_adaptive_degree":
         dm = delta0 if mad_d_max is None else check_positive_int(mad_d_max, "d_max", maximum=delta0)
@@ -201,10 +198,9 @@ def set_union(
         pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
         weights = mad_weights_frame(pairs, delta0, int(sampling_key), dm, cutoff)
         released = _released(weights, noise_key, noise, scale, rho)
-        description = "adaptive-weighting set union (MAD-style, dpcount derivation)"
         parameters |= {"d_max": dm, "tau_offset": beta}
     else:
-        _, noise, description = MECHANISMS[mechanism]
+        _, noise, _ = MECHANISMS[mechanism]
         scale, rho = _scale_threshold(mechanism, eps, dlt, delta0)
         sampling_key, noise_key = release_keys(rng)
         pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
@@ -230,7 +226,8 @@ def set_union(
         threshold=float(rho),
         cutoff=cutoff,
         parameters=parameters,
-        privacy_loss=PrivacyLoss(eps, dlt, description),
+        # The same loss as the local mechanism (from the parameters alone).
+        privacy_loss=set_union_loss(mechanism, eps, dlt, rounds=len(rounds) or 1),
         rounds=rounds,
         weights=weight_vector,
     )

@@ -49,8 +49,15 @@ from mechanisms.bayesian_ngrams.sensitivity import (
     claim1_bound,
     clip_weights,
 )
+from mechanisms.noise import warn_unsafe
 
-__all__ = ["SENSITIVITY_METHODS", "bayesian_dp", "gaussian_noise_scale", "posterior_mean"]
+__all__ = [
+    "SENSITIVITY_METHODS",
+    "bayesian_dp",
+    "bayesian_dp_loss",
+    "gaussian_noise_scale",
+    "posterior_mean",
+]
 
 SensitivityMethod = Literal["brute_force", "bound"]
 Calibration = Literal["classical", "analytic"]
@@ -171,16 +178,30 @@ def release(mean: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndar
 # --------------------------------------------------------------------------------------------
 
 
+def bayesian_dp_loss(
+    epsilon: float, delta: float, *, sensitivity: str = "brute_force"
+) -> PrivacyLoss:
+    """The nominal (ε, δ) of :func:`bayesian_dp` (local sensitivity: not worst-case DP)."""
+    method = check_choice(sensitivity, "sensitivity", SENSITIVITY_METHODS)
+    return PrivacyLoss(
+        check_epsilon(epsilon),
+        check_delta(delta),
+        "Bayesian n-gram distribution (Ramadan et al. Alg. 1); NOMINAL: noise calibrated to a "
+        f"local sensitivity ({method}), not worst-case DP",
+        worst_case=False,
+    )
+
+
 def bayesian_dp(
     graph: PersonItemGraph,
     public_counts: PublicCounts,
     epsilon: float,
     delta: float,
+    *,
     S: float,
     C: int,
     rho: float,
     sensitivity: SensitivityMethod = "brute_force",
-    *,
     calibration: Calibration = "classical",
     rng: RNGLike = None,
 ) -> BayesianDPResult:
@@ -266,10 +287,10 @@ def bayesian_dp(
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
     ...     r = bayesian_dp(g, {"a": 10, "b": 5}, 0.9, 1e-5, S=1.0, C=1, rho=0.5, rng=1)
-    >>> caught[0].category.__name__, r.to_dict().keys()
-    ('PrivacyLeakWarning', dict_keys(['a', 'b']))
-    >>> r.sigma > 0, r.privacy_loss.epsilon
-    (True, 0.9)
+    >>> [w.category.__name__ for w in caught], r.distribution().keys()
+    (['PrivacyLeakWarning', 'UnsafeNoiseWarning'], dict_keys(['a', 'b']))
+    >>> r.scale > 0, r.privacy_loss.epsilon, r.is_private
+    (True, 0.9, False)
     """
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
@@ -279,6 +300,7 @@ def bayesian_dp(
     vocab = public_vocabulary(public_counts)
     pc = clamp(private_counts(graph, vocab), c_value)
     warn_local("bayesian_dp")
+    warn_unsafe("bayesian_dp", "NumPy Gaussian noise")
 
     c, holders = word_totals(pc)
     x_hat = centered_log(c)  # Eq. 2
@@ -289,17 +311,11 @@ def bayesian_dp(
     mean = posterior_mean(x_hat, weights, prior, rho_value)
     theta = release(mean, sigma, as_generator(rng))
     theta.flags.writeable = False
-    loss = PrivacyLoss(
-        eps,
-        dlt,
-        "Bayesian n-gram distribution (Ramadan et al. Alg. 1); NOMINAL: noise calibrated to a "
-        f"local sensitivity ({method}), not worst-case DP",
-        worst_case=False,
-    )
+    loss = bayesian_dp_loss(eps, dlt, sensitivity=method)
     return BayesianDPResult(
         labels=vocab.labels,
         probabilities=theta,
-        sigma=sigma,
+        scale=sigma,
         sensitivity=gamma,
         sensitivity_method=method,
         epsilon=eps,

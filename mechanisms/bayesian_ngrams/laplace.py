@@ -31,7 +31,7 @@ from dpcount.errors import DataError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_epsilon, check_positive_int
 from mechanisms._rng import RNGLike, as_generator
-from mechanisms.accounting import PrivacyLoss
+from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.bayesian_ngrams._data import (
     PrivateCounts,
     PublicCounts,
@@ -39,8 +39,16 @@ from mechanisms.bayesian_ngrams._data import (
     public_vocabulary,
 )
 from mechanisms.bayesian_ngrams.result import LOCAL_SENSITIVITY, WORST_CASE, LaplaceNgramResult
+from mechanisms.noise import warn_unsafe
 
-__all__ = ["cap_contributions", "laplace_ngrams", "laplace_ngrams_public", "threshold_normalise"]
+__all__ = [
+    "cap_contributions",
+    "laplace_ngrams",
+    "laplace_ngrams_loss",
+    "laplace_ngrams_public",
+    "laplace_ngrams_public_loss",
+    "threshold_normalise",
+]
 
 
 def cap_contributions(pc: PrivateCounts, max_contribution: float) -> PrivateCounts:
@@ -75,12 +83,37 @@ def threshold_normalise(values: np.ndarray) -> np.ndarray:
     return positive / total
 
 
+def laplace_ngrams_loss(epsilon: float, *, max_contribution: int) -> PrivacyLoss:
+    """The privacy loss of :func:`laplace_ngrams` from its parameters alone: pure ε-DP.
+
+    Examples
+    --------
+    >>> laplace_ngrams_loss(1.0, max_contribution=4)
+    PrivacyLoss(epsilon=1, delta=0, 'Laplace n-gram counts (Ramadan et al. §4.2, 1)')
+    """
+    cap = check_positive_int(max_contribution, "max_contribution")
+    eps = check_epsilon(epsilon)
+    curve = NoiseCurve("laplace", cap / eps, float(cap))  # Lap(W/ε) on an ℓ1-sensitivity W
+    return PrivacyLoss(eps, 0.0, "Laplace n-gram counts (Ramadan et al. §4.2, 1)", curve=curve)
+
+
+def laplace_ngrams_public_loss(epsilon: float) -> PrivacyLoss:
+    """The nominal loss of :func:`laplace_ngrams_public` (local sensitivity: not worst-case DP)."""
+    return PrivacyLoss(
+        check_epsilon(epsilon),
+        0.0,
+        "Laplace n-gram distribution with public data (Ramadan et al. §4.2, 2); NOMINAL: "
+        "local sensitivity 2W/T, not worst-case DP",
+        worst_case=False,
+    )
+
+
 def laplace_ngrams(
     graph: PersonItemGraph,
     public_counts: PublicCounts,
     epsilon: float,
-    max_contribution: int,
     *,
+    max_contribution: int,
     rng: RNGLike = None,
 ) -> LaplaceNgramResult:
     """The standard Laplace baseline (§4.2, item 1): noisy capped counts, thresholded at 0.
@@ -109,7 +142,8 @@ def laplace_ngrams(
     Ramadan et al. §4.2 baseline 1 (Dwork & Roth's Laplace mechanism).  Removing or adding a
     person changes the capped count vector by at most W in ℓ1, so noise Lap(W/ε) on every
     word of the public vocabulary is ε-DP in the worst case; thresholding and normalising are
-    post-processing.  Floating-point noise (NumPy), as in the paper.
+    post-processing.  Floating-point noise (NumPy), as in the paper: ``secure=False`` and an
+    :class:`~dpcount.errors.UnsafeNoiseWarning`.
 
     Examples
     --------
@@ -123,6 +157,7 @@ def laplace_ngrams(
     cap = check_positive_int(max_contribution, "max_contribution")
     vocab = public_vocabulary(public_counts)
     pc = cap_contributions(private_counts(graph, vocab), cap)
+    warn_unsafe("laplace_ngrams", "NumPy Laplace noise")
     c = np.bincount(pc.word, weights=pc.count, minlength=pc.n_words)
     scale = cap / eps
     noisy = c + as_generator(rng).laplace(0.0, scale, c.size)
@@ -136,7 +171,7 @@ def laplace_ngrams(
         scale=scale,
         sensitivity=float(cap),
         max_contribution=cap,
-        privacy_loss=PrivacyLoss(eps, 0.0, "Laplace n-gram counts (Ramadan et al. §4.2, 1)"),
+        privacy_loss=laplace_ngrams_loss(eps, max_contribution=cap),
         guarantee=WORST_CASE,
     )
 
@@ -145,8 +180,8 @@ def laplace_ngrams_public(
     graph: PersonItemGraph,
     public_counts: PublicCounts,
     epsilon: float,
-    max_contribution: int,
     *,
+    max_contribution: int,
     rng: RNGLike = None,
 ) -> LaplaceNgramResult:
     """The Laplace baseline with public data (§4.2, item 2).
@@ -194,7 +229,7 @@ def laplace_ngrams_public(
     >>> g = PersonItemGraph.from_sets({f"u{k}": {"a": 3, "b": 1} for k in range(500)})
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     r = laplace_ngrams_public(g, {"a": 1, "b": 1, "c": 2}, 1.0, 4, rng=0)
+    ...     r = laplace_ngrams_public(g, {"a": 1, "b": 1, "c": 2}, 1.0, max_contribution=4, rng=0)
     >>> round(r.sensitivity, 6), r.guarantee
     (0.004, 'local sensitivity (not worst-case DP)')
     """
@@ -223,6 +258,7 @@ def laplace_ngrams_public(
         PrivacyLeakWarning,
         stacklevel=2,
     )
+    warn_unsafe("laplace_ngrams_public", "NumPy Laplace noise")
     scale = sensitivity / eps
     noisy = centred + as_generator(rng).laplace(0.0, scale, centred.size) + public
     theta = threshold_normalise(noisy)
@@ -235,12 +271,6 @@ def laplace_ngrams_public(
         scale=scale,
         sensitivity=sensitivity,
         max_contribution=cap,
-        privacy_loss=PrivacyLoss(
-            eps,
-            0.0,
-            "Laplace n-gram distribution with public data (Ramadan et al. §4.2, 2); NOMINAL: "
-            "local sensitivity 2W/T, not worst-case DP",
-            worst_case=False,
-        ),
+        privacy_loss=laplace_ngrams_public_loss(eps),
         guarantee=LOCAL_SENSITIVITY,
     )

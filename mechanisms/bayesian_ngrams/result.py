@@ -8,7 +8,7 @@ Examples
 ...                        mechanism="laplace_ngrams", epsilon=1.0, scale=3.0, sensitivity=3.0,
 ...                        max_contribution=3, privacy_loss=PrivacyLoss(1.0),
 ...                        guarantee=WORST_CASE)
->>> r.to_dict()
+>>> r.distribution()
 {'a': 0.25, 'b': 0.75}
 >>> r
 LaplaceNgramResult(mechanism='laplace_ngrams', vocabulary=2, epsilon=1, b=3, sensitivity=3, ...)
@@ -16,12 +16,13 @@ LaplaceNgramResult(mechanism='laplace_ngrams', vocabulary=2, epsilon=1, b=3, sen
 
 from __future__ import annotations
 
-import html
+import warnings
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
+from mechanisms._result import Release, html_table
 from mechanisms.accounting import PrivacyLoss
 
 __all__ = [
@@ -38,19 +39,21 @@ LOCAL_SENSITIVITY = "local sensitivity (not worst-case DP)"
 WORST_CASE = "worst-case DP (add/remove one person)"
 
 
-class _Distribution:
+class _Distribution(Release):
     """Shared helpers of results that hold a distribution over the public vocabulary."""
 
     labels: np.ndarray
     probabilities: np.ndarray
     guarantee: str
+    #: NumPy noise (Laplace or Gaussian); no exact sampler for these releases.
+    secure: ClassVar[bool] = False
 
     @property
     def worst_case_dp(self) -> bool:
         """Whether the privacy loss holds for every pair of neighbouring datasets."""
         return self.guarantee == WORST_CASE
 
-    def to_dict(self) -> dict[Any, float]:
+    def distribution(self) -> dict[Any, float]:
         """``{n-gram: probability}`` over the whole public vocabulary."""
         labels = (x.item() if isinstance(x, np.generic) else x for x in self.labels)
         return dict(zip(labels, self.probabilities.tolist(), strict=True))
@@ -58,23 +61,15 @@ class _Distribution:
     def __len__(self) -> int:
         return int(self.labels.size)
 
-    def _rows(self) -> list[tuple[str, str]]:  # pragma: no cover - overridden
-        raise NotImplementedError
-
     def __repr__(self) -> str:
         inner = ", ".join(f"{k}={v}" for k, v in self._rows())
         return f"{type(self).__name__}({inner})"
 
     def _repr_html_(self) -> str:
-        rows = [*self._rows(), ("privacy_loss", repr(self.privacy_loss))]  # type: ignore[attr-defined]
         top = np.argsort(-self.probabilities, kind="stable")[:10]
         shown = ", ".join(f"{self.labels[i]}: {self.probabilities[i]:.3g}" for i in top)
-        rows.append(("most probable", shown))
-        cells = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
-            for k, v in rows
-        )
-        return f"<table>{cells}</table>"
+        rows = [*self._rows(), ("privacy_loss", repr(self.privacy_loss)), ("most probable", shown)]
+        return html_table(rows, caption=" ".join(self._warnings()))
 
 
 @dataclass(frozen=True, repr=False)
@@ -122,8 +117,9 @@ class BayesianDPResult(_Distribution):
         The public vocabulary 𝒱 in sorted label order.
     probabilities
         θ = softmax(h), h ~ N(μ_ps, σ_ps² I): positive, sums to 1, aligned with ``labels``.
-    sigma
-        σ_ps, the standard deviation of the Gaussian noise in log space (Algorithm 1).
+    scale
+        σ_ps, the standard deviation of the Gaussian noise in log space (Algorithm 1); also
+        readable as ``sigma`` (deprecated).
     sensitivity
         γ, the ℓ2-sensitivity of w⊙x̂ the noise was calibrated to (Corollary 1).
     sensitivity_method
@@ -145,7 +141,7 @@ class BayesianDPResult(_Distribution):
 
     labels: np.ndarray
     probabilities: np.ndarray
-    sigma: float
+    scale: float
     sensitivity: float
     sensitivity_method: str
     epsilon: float
@@ -158,10 +154,23 @@ class BayesianDPResult(_Distribution):
     guarantee: str
     tuning: TuningReport | None = None
 
+    @property
+    def mechanism(self) -> str:
+        """``"end_to_end_dp"`` when (S, ρ) were tuned privately, else ``"bayesian_dp"``."""
+        return "bayesian_dp" if self.tuning is None else "end_to_end_dp"
+
+    @property
+    def sigma(self) -> float:
+        """Deprecated alias of :attr:`scale`."""
+        warnings.warn(
+            "BayesianDPResult.sigma is deprecated; use .scale", DeprecationWarning, stacklevel=2
+        )
+        return self.scale
+
     def _rows(self) -> list[tuple[str, str]]:
         rows = [
             ("vocabulary", f"{len(self)}"),
-            ("sigma", f"{self.sigma:.4g}"),
+            ("sigma", f"{self.scale:.4g}"),
             ("sensitivity", f"{self.sensitivity:.4g} ({self.sensitivity_method})"),
             ("epsilon", f"{self.privacy_loss.epsilon:g}"),
             ("delta", f"{self.delta:g}"),

@@ -57,12 +57,14 @@ from mechanisms.bayesian_ngrams.bayesian import (
 )
 from mechanisms.bayesian_ngrams.result import LOCAL_SENSITIVITY, BayesianDPResult, TuningReport
 from mechanisms.bayesian_ngrams.sensitivity import centered_log, clip_weights
+from mechanisms.noise import warn_unsafe
 
 __all__ = [
     "DEFAULT_RHO_VALUES",
     "DEFAULT_S_VALUES",
     "cross_entropy_score",
     "end_to_end_dp",
+    "end_to_end_dp_loss",
     "local_score_lipschitz",
     "noisy_argmin",
     "noisy_argmin_probabilities",
@@ -231,17 +233,42 @@ def _tuning_sensitivity_set1(
     return float(per_person.max(initial=0.0))
 
 
+def end_to_end_dp_loss(
+    epsilon_tune: float,
+    epsilon_release: float,
+    delta: float,
+    *,
+    sensitivity: str = "brute_force",
+) -> PrivacyLoss:
+    """The nominal (ε₁ + ε₂, δ) of :func:`end_to_end_dp` (not worst-case DP)."""
+    method = check_choice(sensitivity, "sensitivity", SENSITIVITY_METHODS)
+    tune = PrivacyLoss(
+        check_epsilon(epsilon_tune), 0.0, "Laplace noisy-min over (S, rho) (Alg. 2, Thm 2)"
+    )
+    release = PrivacyLoss(
+        check_epsilon(epsilon_release),
+        check_delta(delta),
+        "Gaussian release (Alg. 1)",
+        worst_case=False,
+    )
+    return tune.compose(
+        release,
+        description="Bayesian n-gram distribution with private tuning (Ramadan et al. Alg. 2); "
+        f"NOMINAL: noise calibrated to local sensitivities ({method}), not worst-case DP",
+    )
+
+
 def end_to_end_dp(
     graph: PersonItemGraph,
     public_counts: PublicCounts,
     epsilon_tune: float,
     epsilon_release: float,
     delta: float,
+    *,
     C: int,
     S_values: Sequence[float] = DEFAULT_S_VALUES,
     rho_values: Sequence[float] = DEFAULT_RHO_VALUES,
     sensitivity: SensitivityMethod = "brute_force",
-    *,
     tuning_fraction: float = 0.1,
     calibration: Calibration = "classical",
     rng: RNGLike = None,
@@ -333,6 +360,7 @@ def end_to_end_dp(
     rng_split, rng_tune, rng_release = spawn(rng, 3)
     tune_ids, release_ids = split_persons(pc.n_persons, fraction, rng_split)
     warn_local("end_to_end_dp")
+    warn_unsafe("end_to_end_dp", "NumPy Laplace and Gaussian noise")
 
     tune, rel = restrict_persons(pc, tune_ids), restrict_persons(pc, release_ids)
     c1, _ = word_totals(tune)
@@ -371,11 +399,7 @@ def end_to_end_dp(
     sigma = gaussian_noise_scale(rho_best, gammas[k], eps_release, dlt, calib)
     theta = release(means[k], sigma, rng_release)
     theta.flags.writeable = False
-    loss = PrivacyLoss(eps_tune, 0.0, "Laplace noisy-min over (S, rho) (Alg. 2, Thm 2)").compose(
-        PrivacyLoss(eps_release, dlt, "Gaussian release (Alg. 1)", worst_case=False),
-        description="Bayesian n-gram distribution with private tuning (Ramadan et al. Alg. 2); "
-        f"NOMINAL: noise calibrated to local sensitivities ({method}), not worst-case DP",
-    )
+    loss = end_to_end_dp_loss(eps_tune, eps_release, dlt, sensitivity=method)
     report = TuningReport(
         grid=tuple(grid),
         selected=k,
@@ -387,7 +411,7 @@ def end_to_end_dp(
     return BayesianDPResult(
         labels=vocab.labels,
         probabilities=theta,
-        sigma=sigma,
+        scale=sigma,
         sensitivity=gammas[k],
         sensitivity_method=method,
         epsilon=eps_release,

@@ -18,10 +18,11 @@ import numpy as np
 
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_delta, check_epsilon, check_positive_int
+from dpcount.validation import check_choice, check_delta, check_epsilon, check_positive_int
 from mechanisms import noise as _noise
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
+from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, sample_contributions
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
 
@@ -46,7 +47,61 @@ def check_common(
             f"graph must be a dpcount.PersonItemGraph, got {type(graph).__name__}; build one "
             "with PersonItemGraph.from_pairs or from_sets"
         )
-    return check_epsilon(epsilon), check_delta(delta), check_positive_int(max_items, "max_items")
+    checked = check_epsilon(epsilon), check_delta(delta), check_positive_int(max_items, "max_items")
+    _noise.warn_unsafe("set union", "continuous noise on real weights", stacklevel=4)
+    return checked
+
+
+#: What each private mechanism's (ε, δ) rests on, for its privacy loss.
+_GUARANTEES = {
+    "count_laplace": "count Laplace set union (Gopi et al. 2020, A.1)",
+    "count_gaussian": "count Gaussian set union (Gopi et al. 2020, A.2)",
+    "weighted_laplace": "weighted Laplace set union (Gopi et al. 2020, B.1)",
+    "weighted_gaussian": "weighted Gaussian set union (Gopi et al. 2020, B.2)",
+    "policy_laplace": "Policy Laplace set union (Gopi et al. 2020, Thm 4.1)",
+    "policy_gaussian": "Policy Gaussian set union (Gopi et al. 2020, Thm 5.1)",
+    "max_adaptive_degree": "adaptive-weighting set union (MAD-style, dpcount derivation)",
+    "dp_sips": "DP-SIPS set union, {rounds} rounds ({weighting} weighting), Gaussian-DP "
+    "composition + novel-item union bound",
+}
+
+
+def set_union_loss(
+    mechanism: str,
+    epsilon: float,
+    delta: float,
+    *,
+    rounds: int = 3,
+    weighting: str = "basic",
+) -> PrivacyLoss:
+    """The (ε, δ) of a set-union mechanism from its parameters alone (no data).
+
+    Examples
+    --------
+    >>> set_union_loss("weighted_gaussian", 1.0, 1e-6)
+    PrivacyLoss(epsilon=1, delta=1e-06, 'weighted Gaussian set union (Gopi et al. 2020, B.2)')
+    """
+    check_choice(mechanism, "mechanism", tuple(_GUARANTEES))
+    eps, dlt = check_epsilon(epsilon), check_delta(delta)
+    if mechanism == "dp_sips":
+        rounds = check_positive_int(rounds, "rounds")
+        check_choice(weighting, "weighting", ("basic", "mad"))
+    text = _GUARANTEES[mechanism].format(rounds=rounds, weighting=weighting)
+    return PrivacyLoss(eps, dlt, text, zcdp=_zcdp(mechanism, eps, dlt))
+
+
+def _zcdp(mechanism: str, eps: float, dlt: float) -> tuple[float, float]:
+    """(ρ, δ₀): the noise is ρ-zCDP on the items both neighbours hold, the threshold adds δ₀.
+
+    Laplace mechanisms: pure ε-DP noise, ρ = ε²/2 (Bun & Steinke 2016, Prop. 1.4), and all of
+    δ bounds the novel items (Gopi Thm A.1/B.1).  Gaussian ones, DP-SIPS included: σ is the
+    Balle–Wang σ for (ε, δ/2) at sensitivity 1 (count: √Δ0 on both sides), so ρ = 1/(2σ²)
+    (ibid. Prop. 1.6; DP-SIPS: μ = 1/σ over all rounds), and δ/2 bounds the novel items.
+    """
+    if mechanism.endswith("laplace"):
+        return (eps**2 / 2, dlt)
+    sigma = thresholds.gaussian_sigma(eps, dlt / 2)
+    return (1 / (2 * sigma**2), dlt / 2)
 
 
 def check_nonnegative(value: Any, name: str) -> float:

@@ -30,12 +30,12 @@ import numpy as np
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_positive_int
 from mechanisms._rng import RNGLike
-from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
 from mechanisms.set_union._release import (
     check_common,
     check_nonnegative,
+    set_union_loss,
     single_round_result,
 )
 from mechanisms.set_union.result import SetUnionResult
@@ -129,8 +129,8 @@ def max_adaptive_degree(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     d_max: int | None = None,
     tau_offset: float = 3.0,
     rng: RNGLike = None,
@@ -191,7 +191,7 @@ def max_adaptive_degree(
     --------
     >>> from dpcount import PersonItemGraph
     >>> sets = {f"u{k}": {"a", "b"} for k in range(60)}
-    >>> max_adaptive_degree(PersonItemGraph.from_sets(sets), 1.0, 1e-6, 2, rng=0).count
+    >>> max_adaptive_degree(PersonItemGraph.from_sets(sets), 1.0, 1e-6, max_items=2, rng=0).count
     2
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
@@ -214,8 +214,6 @@ def max_adaptive_degree(
         threshold=rho,
         cutoff=tau,
         parameters={"d_max": dm, "tau_offset": beta},
-        privacy_loss=PrivacyLoss(
-            eps, dlt, "adaptive-weighting set union (MAD-style, dpcount derivation)"
-        ),
+        privacy_loss=set_union_loss("max_adaptive_degree", eps, dlt),
         return_weights=return_weights,
     )

@@ -30,13 +30,13 @@ from numba import njit
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice
 from mechanisms._rng import RNGLike
-from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, keyed_hash_order, random_order
 from mechanisms.set_union._release import (
     Streams,
     check_common,
     check_nonnegative,
+    set_union_loss,
     single_round_result,
 )
 from mechanisms.set_union.result import SetUnionResult
@@ -202,8 +202,8 @@ def policy_laplace(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     alpha: float = 5.0,
     user_order: str = "permutation",
     rng: RNGLike = None,
@@ -278,7 +278,7 @@ def policy_laplace(
         threshold=rho,
         cutoff=cutoff,
         parameters={"alpha": a, "user_order": user_order},
-        privacy_loss=PrivacyLoss(eps, dlt, "Policy Laplace set union (Gopi et al. 2020, Thm 4.1)"),
+        privacy_loss=set_union_loss("policy_laplace", eps, dlt),
         return_weights=return_weights,
     )
 
@@ -287,8 +287,8 @@ def policy_gaussian(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     alpha: float = 5.0,
     user_order: str = "permutation",
     rng: RNGLike = None,
@@ -360,6 +360,6 @@ def policy_gaussian(
         threshold=rho,
         cutoff=cutoff,
         parameters={"alpha": a, "user_order": user_order},
-        privacy_loss=PrivacyLoss(eps, dlt, "Policy Gaussian set union (Gopi et al. 2020, Thm 5.1)"),
+        privacy_loss=set_union_loss("policy_gaussian", eps, dlt),
         return_weights=return_weights,
     )

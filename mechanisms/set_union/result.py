@@ -12,18 +12,18 @@ Examples
 (2, True)
 >>> r
 SetUnionResult(mechanism='weighted_gaussian', count=2, epsilon=1, delta=1e-05, max_items=10,
-               sigma=3.73, rho=17.2)
+               scale=3.73 (gaussian), threshold=17.2)
 """
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import numpy as np
 
+from mechanisms._result import Release
 from mechanisms.accounting import PrivacyLoss
 
 __all__ = ["SetUnionResult", "SetUnionRound"]
@@ -41,7 +41,7 @@ class SetUnionRound:
 
 
 @dataclass(frozen=True, repr=False)
-class SetUnionResult:
+class SetUnionResult(Release):
     """Released items of a set-union mechanism, with its parameters and privacy loss.
 
     Attributes
@@ -50,7 +50,9 @@ class SetUnionResult:
         Labels of the released items, in label order.  This (and :attr:`count`) is the
         differentially private output.
     item_ids
-        Their ids in the input graph.
+        Their ids in the input graph, for indexing it locally.  **Not for publication**: an
+        id is the item's rank among all the data's items, so it is left out of
+        :meth:`to_dict`/:meth:`to_json` (−1 after :meth:`from_json`).
     mechanism
         Name of the function that produced the result.
     epsilon, delta, max_items
@@ -71,7 +73,11 @@ class SetUnionResult:
         Per-round details of DP-SIPS (empty otherwise).
     weights
         Pre-noise item weights, indexed by item id, only with ``return_weights=True``
-        (shape ``(rounds, n_items)`` for DP-SIPS).  **Not private**: for research only.
+        (shape ``(rounds, n_items)`` for DP-SIPS).  **Not private**: for research only, and
+        ``is_private`` is then false.
+    secure
+        Always ``False``: the noise is floating point (the call warns
+        :class:`~dpcount.errors.UnsafeNoiseWarning`).
     """
 
     items: np.ndarray
@@ -89,49 +95,54 @@ class SetUnionResult:
     rounds: tuple[SetUnionRound, ...] = ()
     weights: np.ndarray | None = field(default=None, compare=False)
 
+    NON_PRIVATE_FIELDS: ClassVar[tuple[str, ...]] = ("weights",)
+    #: Not serialised: an item's id is its rank among **all** the data's items, so ids of
+    #: released items reveal how many unreleased items sort between them.
+    LOCAL_FIELDS: ClassVar[tuple[str, ...]] = ("item_ids",)
+    #: Continuous noise drawn with NumPy on real weights (no exact sampler for set union).
+    secure: ClassVar[bool] = False
+
     @property
     def count(self) -> int:
         """Number of released items."""
         return int(self.items.size)
 
-    @property
-    def is_private(self) -> bool:
-        """False when the result also holds the (non-private) pre-noise weights."""
-        return self.weights is None and self.privacy_loss.is_private
-
     def __len__(self) -> int:
         return self.count
 
-    def _summary(self, full: bool = False) -> list[tuple[str, str]]:
-        scale_name = "sigma" if self.noise == "gaussian" else "b"
+    @classmethod
+    def _local_fields(cls, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+        """A result read back has no graph: ``item_ids`` are −1."""
+        ids = np.full(len(kwargs["items"]), -1, dtype=np.int64)
+        ids.flags.writeable = False
+        return {"item_ids": ids}
+
+    def _rows(self, full: bool = True) -> list[tuple[str, str]]:
         rows = [
-            ("mechanism", repr(self.mechanism)),
             ("count", f"{self.count}"),
             ("epsilon", f"{self.epsilon:g}"),
             ("delta", f"{self.delta:g}"),
             ("max_items", f"{self.max_items}"),
-            (scale_name, f"{self.scale:.4g}"),
-            ("rho", f"{self.threshold:.4g}"),
+            ("scale", f"{self.scale:.4g} ({self.noise})"),
+            ("threshold", f"{self.threshold:.4g}"),
         ]
         if self.cutoff is not None:
             rows.append(("cutoff", f"{self.cutoff:.4g}"))
         if self.rounds:
             rows.append(("rounds", f"{len(self.rounds)}"))
+        if full and self.privacy_loss.zcdp is not None:
+            rho, delta0 = self.privacy_loss.zcdp
+            rows.append(("zCDP", f"ρ = {rho:.4g}, δ₀ = {delta0:g}"))
         if self.weights is not None:
             rows.append(("weights", f"<NOT PRIVATE: {self.weights.shape[-1]} values>"))
-        if full or not self.privacy_loss.is_private:
-            rows.append(("privacy_loss", repr(self.privacy_loss)))
+        if full:
+            shown = ", ".join(str(x) for x in self.items[:20])
+            rows.append(("items", shown + (" …" if self.count > 20 else "")))
         return rows
 
     def __repr__(self) -> str:
-        inner = ", ".join(f"{k}={v}" for k, v in self._summary())
+        rows = [("mechanism", repr(self.mechanism)), *self._rows(full=False)]
+        if not self.privacy_loss.is_private:
+            rows.append(("privacy_loss", repr(self.privacy_loss)))
+        inner = ", ".join(f"{k}={v}" for k, v in rows)
         return f"SetUnionResult({inner})"
-
-    def _repr_html_(self) -> str:
-        cells = "".join(
-            f"<tr><th style='text-align:left'>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>"
-            for k, v in self._summary(full=True)
-        )
-        shown = ", ".join(html.escape(str(x)) for x in self.items[:20])
-        more = " …" if self.count > 20 else ""
-        return f"<table>{cells}<tr><th>items</th><td>{shown}{more}</td></tr></table>"

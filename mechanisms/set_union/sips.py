@@ -22,7 +22,6 @@ import numpy as np
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_epsilon, check_positive_int
 from mechanisms._rng import RNGLike, spawn
-from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import SAMPLINGS, CappedSets, remove_items, sample_contributions
 from mechanisms.set_union._release import (
@@ -30,6 +29,7 @@ from mechanisms.set_union._release import (
     check_common,
     check_nonnegative,
     release,
+    set_union_loss,
     streams,
 )
 from mechanisms.set_union.adaptive import mad_weights
@@ -59,8 +59,8 @@ def dp_sips(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     rounds: int = 3,
     ratio: float = 0.3,
     weighting: str = "basic",
@@ -132,7 +132,7 @@ def dp_sips(
     --------
     >>> from dpcount import PersonItemGraph
     >>> sets = {f"u{k}": {"a", "b"} for k in range(60)}
-    >>> r = dp_sips(PersonItemGraph.from_sets(sets), 1.0, 1e-6, 2, rng=0)
+    >>> r = dp_sips(PersonItemGraph.from_sets(sets), 1.0, 1e-6, max_items=2, rng=0)
     >>> r.count, len(r.rounds)
     (2, 3)
     """
@@ -194,12 +194,7 @@ def dp_sips(
             "weighting": kind,
             **({"d_max": dm, "tau_offset": beta} if kind == "mad" else {}),
         },
-        privacy_loss=PrivacyLoss(
-            eps,
-            dlt,
-            f"DP-SIPS set union, {shares.size} rounds ({kind} weighting), Gaussian-DP "
-            "composition + novel-item union bound",
-        ),
+        privacy_loss=set_union_loss("dp_sips", eps, dlt, rounds=shares.size, weighting=kind),
         rounds=tuple(round_info),
         weights=np.vstack(round_weights) if return_weights else None,
     )

@@ -27,10 +27,9 @@ from numba import njit
 
 from dpcount.graph import PersonItemGraph
 from mechanisms._rng import RNGLike
-from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
-from mechanisms.set_union._release import check_common, single_round_result
+from mechanisms.set_union._release import check_common, set_union_loss, single_round_result
 from mechanisms.set_union.result import SetUnionResult
 
 __all__ = [
@@ -132,8 +131,8 @@ def count_laplace(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     rng: RNGLike = None,
     sampling: str = "uniform",
     return_weights: bool = False,
@@ -199,7 +198,7 @@ def count_laplace(
         noise="laplace",
         scale=scale,
         threshold=rho,
-        privacy_loss=PrivacyLoss(eps, dlt, "count Laplace set union (Gopi et al. 2020, A.1)"),
+        privacy_loss=set_union_loss("count_laplace", eps, dlt),
         return_weights=return_weights,
     )
 
@@ -208,8 +207,8 @@ def count_gaussian(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     rng: RNGLike = None,
     sampling: str = "uniform",
     return_weights: bool = False,
@@ -268,7 +267,7 @@ def count_gaussian(
         noise="gaussian",
         scale=sigma,
         threshold=rho,
-        privacy_loss=PrivacyLoss(eps, dlt, "count Gaussian set union (Gopi et al. 2020, A.2)"),
+        privacy_loss=set_union_loss("count_gaussian", eps, dlt),
         return_weights=return_weights,
     )
 
@@ -277,8 +276,8 @@ def weighted_laplace(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     rng: RNGLike = None,
     sampling: str = "uniform",
     return_weights: bool = False,
@@ -336,7 +335,7 @@ def weighted_laplace(
         noise="laplace",
         scale=scale,
         threshold=rho,
-        privacy_loss=PrivacyLoss(eps, dlt, "weighted Laplace set union (Gopi et al. 2020, B.1)"),
+        privacy_loss=set_union_loss("weighted_laplace", eps, dlt),
         return_weights=return_weights,
     )
 
@@ -345,8 +344,8 @@ def weighted_gaussian(
     graph: PersonItemGraph,
     epsilon: float,
     delta: float,
-    max_items: int = 100,
     *,
+    max_items: int = 100,
     rng: RNGLike = None,
     sampling: str = "uniform",
     return_weights: bool = False,
@@ -406,6 +405,6 @@ def weighted_gaussian(
         noise="gaussian",
         scale=sigma,
         threshold=rho,
-        privacy_loss=PrivacyLoss(eps, dlt, "weighted Gaussian set union (Gopi et al. 2020, B.2)"),
+        privacy_loss=set_union_loss("weighted_gaussian", eps, dlt),
         return_weights=return_weights,
     )

@@ -46,7 +46,7 @@ def test_items_on_stdout_summary_on_stderr(words, capsys):
     summary, note = captured.err.strip().splitlines()
     assert summary == (
         f"dpcount union: released {expected.count} items with policy_gaussian "
-        "(ε = 3, δ = 1e-05, at most 3 items per person)"
+        "(ε = 3, δ = 1e-05, at most 3 items per person; floating-point noise)"
     )
     assert note.startswith("dpcount union: note: --seed 2 makes this release reproducible")
 
@@ -122,6 +122,7 @@ def test_json(capsys):
     assert doc["privacy_loss"]["epsilon"] == pytest.approx(1.0)
     assert doc["privacy_loss"]["delta"] == pytest.approx(1e-7)
     assert len(doc["rounds"]) == 3 and doc["seed"] == 3
+    assert "item_ids" not in doc and doc["weights"] is None  # ranks among all items: not private
     assert doc["source"]["name"] == "fashion-like"
 
 

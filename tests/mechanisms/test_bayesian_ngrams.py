@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from dpcount import PersonItemGraph
-from dpcount.errors import DataError, InvalidParameterError, PrivacyLeakWarning
-from mechanisms.accounting import PrivacyLoss
+from dpcount.errors import DataError, InvalidParameterError, PrivacyLeakWarning, UnsafeNoiseWarning
+from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.bayesian_ngrams import (
     LOCAL_SENSITIVITY,
     WORST_CASE,
@@ -265,7 +265,7 @@ def _all_mechanisms(graph, public, rng):
     return [
         bayesian_dp(graph, public, 0.5, 1e-6, S=0.5, C=2, rho=0.5, rng=rng),
         bayesian_dp(graph, public, 0.5, 1e-6, S=0.5, C=2, rho=0.5, sensitivity="bound", rng=rng),
-        bayesian_dp(graph, public, 3.0, 1e-6, 0.5, 2, 0.5, calibration="analytic", rng=rng),
+        bayesian_dp(graph, public, 3.0, 1e-6, S=0.5, C=2, rho=0.5, calibration="analytic", rng=rng),
         end_to_end_dp(graph, public, 0.2, 0.5, 1e-6, C=2, rng=rng),
         end_to_end_dp(graph, public, 0.2, 0.5, 1e-6, C=2, sensitivity="bound", rng=rng),
         laplace_ngrams(graph, public, 1.0, max_contribution=5, rng=rng),
@@ -283,7 +283,7 @@ def test_outputs_are_distributions_over_the_public_vocabulary(seed):
         assert r.probabilities.shape == (len(vocabulary),)
         assert np.all(r.probabilities >= 0)
         assert math.isclose(r.probabilities.sum(), 1.0, rel_tol=1e-12)
-        assert list(r.to_dict()) == vocabulary
+        assert list(r.distribution()) == vocabulary
         assert not r.probabilities.flags.writeable
 
 
@@ -296,8 +296,8 @@ def test_reproducible_with_a_seed_and_different_across_seeds():
     for a, b, c in zip(first, again, other, strict=True):
         assert np.array_equal(a.probabilities, b.probabilities)
         assert not np.array_equal(a.probabilities, c.probabilities)
-    gen_a = bayesian_dp(graph, public, 0.5, 1e-6, 1.0, 1, 0.5, rng=np.random.default_rng(3))
-    gen_b = bayesian_dp(graph, public, 0.5, 1e-6, 1.0, 1, 0.5, rng=np.random.default_rng(3))
+    gen_a = bayesian_dp(graph, public, 0.5, 1e-6, S=1.0, C=1, rho=0.5, rng=np.random.default_rng(3))
+    gen_b = bayesian_dp(graph, public, 0.5, 1e-6, S=1.0, C=1, rho=0.5, rng=np.random.default_rng(3))
     assert np.array_equal(gen_a.probabilities, gen_b.probabilities)
 
 
@@ -331,10 +331,10 @@ def test_release_is_gaussian_around_the_posterior_mean_with_sigma_ps():
     graph = graph_from_dense(dense, words)
     public = dict(zip(words, rng.poisson(5000 * zipf).tolist(), strict=True))
     S, C, rho = 0.5, 2, 0.7
-    r = bayesian_dp(graph, public, 0.2, 1e-6, S, C, rho, rng=6)
+    r = bayesian_dp(graph, public, 0.2, 1e-6, S=S, C=C, rho=rho, rng=6)
     gamma = naive_sensitivities(dense, S, C).max()
     assert r.sensitivity == pytest.approx(gamma, rel=1e-9)
-    assert r.sigma == pytest.approx(rho * gamma * math.sqrt(2 * math.log(1.25e6)) / 0.2)
+    assert r.scale == pytest.approx(rho * gamma * math.sqrt(2 * math.log(1.25e6)) / 0.2)
     mean = rho * r_vector(dense, S, C) + (1 - rho) * prior_mean([public[w] for w in words])
     residual = np.log(r.probabilities) - mean
     ss = np.sum((residual - residual.mean()) ** 2)
@@ -343,15 +343,15 @@ def test_release_is_gaussian_around_the_posterior_mean_with_sigma_ps():
         cdf = stats.chi2.cdf(ss / sigma**2, V - 1)
         return 2 * min(cdf, 1 - cdf)
 
-    assert p_value(r.sigma) > ALPHA
-    assert p_value(1.3 * r.sigma) < ALPHA and p_value(r.sigma / 1.3) < ALPHA
+    assert p_value(r.scale) > ALPHA
+    assert p_value(1.3 * r.scale) < ALPHA and p_value(r.scale / 1.3) < ALPHA
 
 
 @quiet
 def test_rho_one_and_tiny_noise_recovers_the_clipped_private_distribution():
     graph, public = _small_case()
     words = sorted(public)
-    r = bayesian_dp(graph, public, 1e4, 0.5, 1e6, 1, 1.0, calibration="analytic", rng=0)
+    r = bayesian_dp(graph, public, 1e4, 0.5, S=1e6, C=1, rho=1.0, calibration="analytic", rng=0)
     dense = np.zeros((graph.n_persons, len(words)), dtype=np.int64)
     persons, items = graph.pairs()
     for p, i, c in zip(persons, items, graph.counts, strict=True):
@@ -651,14 +651,16 @@ def test_capped_contributions_and_public_baseline_sensitivity(dense, W):
             assert moved <= 2 * W / total * (1 + 1e-9)
 
 
-def test_laplace_baseline_is_worst_case_dp_and_does_not_warn():
+def test_laplace_baseline_is_worst_case_dp_and_warns_only_of_float_noise():
     graph, public = _small_case()
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         r = laplace_ngrams(graph, public, 0.5, max_contribution=4, rng=0)
+    assert [w.category for w in caught] == [UnsafeNoiseWarning]  # no PrivacyLeakWarning
+    assert r.secure is False and r.is_private
     assert r.scale == 8.0 and r.sensitivity == 4.0 and r.worst_case_dp
     assert r.guarantee == WORST_CASE and r.privacy_loss == PrivacyLoss(
-        0.5, 0.0, r.privacy_loss.description
+        0.5, 0.0, r.privacy_loss.description, curve=NoiseCurve("laplace", 8.0, 4.0)
     )
 
 
@@ -669,8 +671,8 @@ def test_laplace_baselines_without_noise_return_the_capped_distribution():
     vocab = public_vocabulary(public)
     pc = cap_contributions(private_counts(graph, vocab), 3)
     c = np.bincount(pc.word, weights=pc.count, minlength=vocab.size)
-    plain = laplace_ngrams(graph, public, 1e12, 3, rng=0)
-    with_public = laplace_ngrams_public(graph, public, 1e12, 3, rng=0)
+    plain = laplace_ngrams(graph, public, 1e12, max_contribution=3, rng=0)
+    with_public = laplace_ngrams_public(graph, public, 1e12, max_contribution=3, rng=0)
     np.testing.assert_allclose(plain.probabilities, c / c.sum(), atol=1e-9)
     np.testing.assert_allclose(with_public.probabilities, c / c.sum(), atol=1e-9)
     assert with_public.sensitivity == pytest.approx(6 / c.sum())
@@ -684,7 +686,7 @@ def test_thresholding_falls_back_to_uniform_when_nothing_survives():
 def test_public_baseline_needs_positive_public_total():
     graph = PersonItemGraph.from_pairs(["u"], ["a"], counts=[1])
     with pytest.raises(DataError, match="positive total"):
-        laplace_ngrams_public(graph, {"a": 0}, 1.0, 1)
+        laplace_ngrams_public(graph, {"a": 0}, 1.0, max_contribution=1)
 
 
 # --------------------------------------------------------------------------------------------
@@ -695,12 +697,12 @@ def test_public_baseline_needs_positive_public_total():
 def test_data_dependent_sensitivity_warns_privacy_leak():
     graph, public = _small_case()
     with pytest.warns(PrivacyLeakWarning, match="not a worst-case"):
-        r = bayesian_dp(graph, public, 0.5, 1e-6, 1.0, 1, 0.5, sensitivity="bound", rng=0)
+        r = bayesian_dp(graph, public, 0.5, 1e-6, S=1.0, C=1, rho=0.5, sensitivity="bound", rng=0)
     assert r.guarantee == LOCAL_SENSITIVITY and "NOMINAL" in r.privacy_loss.description
     with pytest.warns(PrivacyLeakWarning):
         end_to_end_dp(graph, public, 0.1, 0.5, 1e-6, C=1, rng=0)
     with pytest.warns(PrivacyLeakWarning, match="local sensitivity"):
-        laplace_ngrams_public(graph, public, 1.0, 3, rng=0)
+        laplace_ngrams_public(graph, public, 1.0, max_contribution=3, rng=0)
 
 
 @pytest.mark.parametrize(
@@ -758,22 +760,22 @@ def test_end_to_end_needs_two_persons_and_data_errors_propagate():
         end_to_end_dp(one, {"a": 1}, 0.1, 0.5, 1e-6, C=1)
     no_counts = PersonItemGraph.from_pairs(["u", "v"], ["a", "b"])
     for call in (
-        lambda: bayesian_dp(no_counts, {"a": 1}, 0.5, 1e-6, 1.0, 1, 0.5),
+        lambda: bayesian_dp(no_counts, {"a": 1}, 0.5, 1e-6, S=1.0, C=1, rho=0.5),
         lambda: end_to_end_dp(no_counts, {"a": 1}, 0.1, 0.5, 1e-6, C=1),
-        lambda: laplace_ngrams(no_counts, {"a": 1}, 1.0, 1),
+        lambda: laplace_ngrams(no_counts, {"a": 1}, 1.0, max_contribution=1),
     ):
         with pytest.raises(DataError, match="no per-pair counts"):
             call()
     with pytest.raises(DataError, match="empty"):
-        bayesian_dp(one, {}, 0.5, 1e-6, 1.0, 1, 0.5)
+        bayesian_dp(one, {}, 0.5, 1e-6, S=1.0, C=1, rho=0.5)
 
 
 def test_laplace_rejects_bad_parameters():
     graph, public = _small_case()
     with pytest.raises(InvalidParameterError, match="max_contribution"):
-        laplace_ngrams(graph, public, 1.0, 0)
+        laplace_ngrams(graph, public, 1.0, max_contribution=0)
     with pytest.raises(InvalidParameterError, match="epsilon"):
-        laplace_ngrams_public(graph, public, 0.0, 3)
+        laplace_ngrams_public(graph, public, 0.0, max_contribution=3)
 
 
 # --------------------------------------------------------------------------------------------
@@ -806,7 +808,7 @@ def test_perplexity_values_and_errors():
 @quiet
 def test_results_have_readable_repr_and_html():
     graph, public = _small_case()
-    r = bayesian_dp(graph, public, 0.5, 1e-6, 1.0, 1, 0.5, rng=0)
+    r = bayesian_dp(graph, public, 0.5, 1e-6, S=1.0, C=1, rho=0.5, rng=0)
     text = repr(r)
     assert text.startswith("BayesianDPResult(vocabulary=14, sigma=")
     assert "local sensitivity" in text and "<table>" in r._repr_html_()

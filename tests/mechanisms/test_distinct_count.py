@@ -116,7 +116,7 @@ def test_result_fields_and_accounting():
     assert [p.epsilon for p in loss.parts] == [0.4, 0.4]
     # Noise Lap(2ℓ̂/ε) (exact rational, rounded up) and the full discrete (1 − β) quantile.
     scale = laplace_scale(r.ell, 0.4)
-    assert r.noise_scale == float(scale) and scale >= 2 * r.ell / 0.8
+    assert r.scale == float(scale) and scale >= 2 * r.ell / 0.8
     assert r.shift == discrete_shift(scale, 0.1)
     assert r.confidence == 0.9
     with pytest.raises(AttributeError):
@@ -141,7 +141,7 @@ def test_float_noise_warns_and_is_not_secure():
     with pytest.warns(UnsafeNoiseWarning, match="dp_distinct_count"):
         r = dp_distinct_count(FLAT, 1.0, ell_max=5, noise="float", rng=0)
     assert r.secure is False and isinstance(r.estimate, float) and r.is_private
-    assert math.isclose(r.shift, r.noise_scale * math.log(1 / (2 * 0.05)))  # Alg. 1 line 14
+    assert math.isclose(r.shift, r.scale * math.log(1 / (2 * 0.05)))  # Alg. 1 line 14
     assert "not for release" in str(r)
 
 
@@ -154,7 +154,7 @@ def test_comparison_points_are_marked_non_private(selection):
     assert r.privacy_loss.parts[0].epsilon == 1.0  # the count alone is 1-DP
     assert str(r).startswith("NOT DIFFERENTIALLY PRIVATE")
     # No budget goes to the selection, so the count gets all of ε: Lap(ℓ/ε).
-    assert r.noise_scale == float(laplace_scale(r.ell, 1.0))
+    assert r.scale == float(laplace_scale(r.ell, 1.0))
 
 
 def test_comparison_point_definitions():
@@ -256,7 +256,7 @@ def coverage_runs(graph, counting, noise, n, seed, ell_max=6, beta=0.05, eps=1.0
     if counting == "sampling":  # the curve is random: the public function, fresh each run
         for k in range(n):
             r = dp_distinct_count(
-                graph, eps, beta, ell_max, counting=counting, noise=noise, rng=seed + k
+                graph, eps, beta=beta, ell_max=ell_max, counting=counting, noise=noise, rng=seed + k
             )
             estimates[k], shifts[k] = r.estimate, r.shift
         return estimates, shifts
@@ -267,8 +267,8 @@ def coverage_runs(graph, counting, noise, n, seed, ell_max=6, beta=0.05, eps=1.0
             curve,
             graph.degrees(),
             eps,
-            beta,
-            ell_max,
+            beta=beta,
+            ell_max=ell_max,
             counting=counting,
             noise=noise,
             selection_rng=sel,
@@ -328,8 +328,8 @@ def audit_runs(graph: PersonItemGraph, seed: int) -> np.ndarray:
             curve,
             graph.degrees(),
             AUDIT_EPS,
-            AUDIT_BETA,
-            AUDIT_ELL_MAX,
+            beta=AUDIT_BETA,
+            ell_max=AUDIT_ELL_MAX,
             selection_rng=sel,
             noise_rng=noi,
         )
@@ -389,7 +389,9 @@ def audit(small: np.ndarray, large: np.ndarray) -> list[str]:
 def test_gem_choice_of_ell_is_within_half_epsilon_exactly():
     # The selection marginal from exact probabilities (no sampling error).
     p = [
-        dp_distinct_count(g, AUDIT_EPS, AUDIT_BETA, AUDIT_ELL_MAX, rng=0, diagnostics=True)
+        dp_distinct_count(
+            g, AUDIT_EPS, beta=AUDIT_BETA, ell_max=AUDIT_ELL_MAX, rng=0, diagnostics=True
+        )
         for g in (SMALL, LARGE)
     ]
     ratio = p[0].probabilities / p[1].probabilities

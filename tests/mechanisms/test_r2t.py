@@ -127,7 +127,7 @@ def test_float_noise_warns_and_is_insecure():
     with pytest.warns(UnsafeNoiseWarning):
         r = r2t(_singletons(100), 1.0, max_contribution=8, noise="float", rng=1)
     assert not r.secure and isinstance(r.estimate, float | int)
-    assert r.shifts[0] == pytest.approx(3 * 2 * math.log(3 / 0.1))
+    assert r.shifts[0] == pytest.approx(3 * 2 * math.log(3 / 0.05))  # the default β
 
 
 def test_output_is_clamped_at_zero():
@@ -157,7 +157,7 @@ def test_selected_threshold_tracks_the_truncation():
 def test_rejects_bad_parameters(kwargs, match):
     params = {"epsilon": 1.0, "beta": 0.1, "max_contribution": 8, **kwargs}
     with pytest.raises(InvalidParameterError, match=match):
-        r2t(_singletons(5), params.pop("epsilon"), params.pop("beta"), **params)
+        r2t(_singletons(5), params.pop("epsilon"), beta=params.pop("beta"), **params)
 
 
 def test_release_validates_counts():
@@ -195,7 +195,7 @@ def _over_rate(monkeypatch=None, shift_factor=1.0, scale_factor=1.0, seed=77) ->
     over = 0
     for _ in range(N_RUNS):
         r = release_r2t(
-            [truth] * len(thresholds), thresholds, EPS, BETA, max_contribution=GS, rng=gen
+            [truth] * len(thresholds), thresholds, EPS, beta=BETA, max_contribution=GS, rng=gen
         )
         over += r.estimate > truth
     return over

@@ -277,7 +277,7 @@ def _coverage_case(
         monkeypatch.setattr(
             si, "tau_for", lambda e, b, n: max(1, int(original(e, b, n) * tau_factor))
         )
-    plan = plan_shifted_inverse(graph, 3.0, 0.1, upper=200, log_domain=False, inverse="exact")
+    plan = plan_shifted_inverse(graph, 3.0, beta=0.1, upper=200, log_domain=False, inverse="exact")
     gen = np.random.default_rng(11)
     estimates = np.array([plan.grid.values[si._draw(plan.runs, gen)] for _ in range(4000)])
     return estimates, plan
@@ -311,7 +311,9 @@ def test_shifted_inverse_result_and_reproducibility():
     a = shifted_inverse(g, 1.0, upper=1000, rng=5)
     b = shifted_inverse(g, 1.0, upper=1000, rng=5)
     assert a.estimate == b.estimate
-    assert a.privacy_loss.epsilon == 1.0 and a.tau == tau_for(1.0, 0.1, a.grid_size)
+    assert a.privacy_loss.epsilon == 1.0 and a.tau == tau_for(
+        1.0, 0.05, a.grid_size
+    )  # the default β
     assert a.inverse == "lp" and a.grid.log_domain
     assert "ShiftedInverseResult(estimate=" in repr(a)
     e = shifted_inverse(g, 1.0, upper=1000, inverse="exact", rng=5)
@@ -337,7 +339,7 @@ def test_shifted_inverse_rejects_bad_parameters(kwargs, match):
     g = _private_items_graph(3, 1)
     params = {"epsilon": 1.0, "beta": 0.1, "upper": 100, **kwargs}
     with pytest.raises(InvalidParameterError, match=match):
-        shifted_inverse(g, params.pop("epsilon"), params.pop("beta"), **params)
+        shifted_inverse(g, params.pop("epsilon"), beta=params.pop("beta"), **params)
 
 
 def test_plan_from_inverse_validates():

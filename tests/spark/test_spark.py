@@ -147,8 +147,11 @@ def test_release_in_distribution(spark: Any) -> None:
     items = ["common"] * 10 + [f"own{k}" for k in range(10)]
     df = _frame(spark, persons, items).cache()
     r = set_union(df, "u", "w", epsilon=1.0, delta=1e-5, max_items=2, rng=0)
-    local = weighted_gaussian(PersonItemGraph.from_pairs(persons, items), 1.0, 1e-5, 2, rng=0)
+    local = weighted_gaussian(
+        PersonItemGraph.from_pairs(persons, items), 1.0, 1e-5, max_items=2, rng=0
+    )
     assert (r.mechanism, r.scale, r.threshold) == (local.mechanism, local.scale, local.threshold)
+    assert r.privacy_loss == local.privacy_loss and type(r) is type(local)
     keys = [release_keys(s)[1] for s in range(400)]
     from scipy.stats import binom, norm
 
@@ -227,10 +230,11 @@ def test_dp_sips_rounds_remove_released_items(spark: Any) -> None:
         mechanism="dp_sips",
         rng=0,
     )
-    local = dp_sips(PersonItemGraph.from_pairs(persons, items), 1.0, 1e-6, 2, rng=0)
+    local = dp_sips(PersonItemGraph.from_pairs(persons, items), 1.0, 1e-6, max_items=2, rng=0)
     assert [(x.scale, x.threshold) for x in r.rounds] == [
         (x.scale, x.threshold) for x in local.rounds
     ]
+    assert r.privacy_loss == local.privacy_loss
     assert r.items.tolist() == ["a", "b"] and sum(x.released for x in r.rounds) == 2
 
 
@@ -260,8 +264,9 @@ def test_mad_weights_equal_local(spark: Any) -> None:
         mechanism="max_adaptive_degree",
         rng=0,
     )
-    local = max_adaptive_degree(graph, 1.0, 1e-6, 6, rng=0)
+    local = max_adaptive_degree(graph, 1.0, 1e-6, max_items=6, rng=0)
     assert (r.scale, r.threshold, r.cutoff) == (local.scale, local.threshold, local.cutoff)
+    assert r.privacy_loss == local.privacy_loss
 
 
 def test_same_seed_keeps_the_same_subsets_as_local_keyed_sampling(spark: Any) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 import mechanisms.set_union as su
 from dpcount import PersonItemGraph
-from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
+from dpcount.errors import InvalidParameterError, PrivacyLeakWarning, UnsafeNoiseWarning
 from mechanisms.accounting import PrivacyAccountant
 from mechanisms.set_union.greedy_policy import greedy_policy
 from mechanisms.set_union.sips import round_shares
@@ -44,7 +44,7 @@ def zipf_graph() -> PersonItemGraph:
 @pytest.mark.parametrize("name", MECHANISMS)
 def test_result_describes_the_release(name: str, zipf_graph: PersonItemGraph) -> None:
     f = MECHANISMS[name]
-    r = f(zipf_graph, 1.0, 1e-6, 10, rng=1)
+    r = f(zipf_graph, 1.0, 1e-6, max_items=10, rng=1)
     assert r.mechanism == name.removesuffix("_mad")
     assert r.count == len(r) == r.items.size == r.item_ids.size > 0
     assert np.array_equal(r.items, zipf_graph.item_labels[r.item_ids])
@@ -55,20 +55,20 @@ def test_result_describes_the_release(name: str, zipf_graph: PersonItemGraph) ->
     assert PrivacyAccountant(1.0, 1e-6).spend(r) is r.privacy_loss
     assert name.removesuffix("_mad") in repr(r) and "<table>" in r._repr_html_()
     # Reproducible with a seed; the parameters do not depend on it.
-    again = f(zipf_graph, 1.0, 1e-6, 10, rng=1)
+    again = f(zipf_graph, 1.0, 1e-6, max_items=10, rng=1)
     assert np.array_equal(again.items, r.items)
     assert np.array_equal(pickle.loads(pickle.dumps(r)).items, r.items)
-    other = f(zipf_graph, 1.0, 1e-6, 10, rng=2)
+    other = f(zipf_graph, 1.0, 1e-6, max_items=10, rng=2)
     assert (other.scale, other.threshold, other.cutoff) == (r.scale, r.threshold, r.cutoff)
 
 
 @pytest.mark.parametrize("name", MECHANISMS)
 def test_return_weights_marks_the_result_non_private(name: str, zipf_graph) -> None:
-    r = MECHANISMS[name](zipf_graph, 1.0, 1e-6, 10, rng=1, return_weights=True)
+    r = MECHANISMS[name](zipf_graph, 1.0, 1e-6, max_items=10, rng=1, return_weights=True)
     assert not r.is_private and "NOT PRIVATE" in repr(r)
     assert r.weights.shape[-1] == zipf_graph.n_items and not r.weights.flags.writeable
     assert r.privacy_loss.is_private  # the items themselves are still the private release
-    plain = MECHANISMS[name](zipf_graph, 1.0, 1e-6, 10, rng=1)
+    plain = MECHANISMS[name](zipf_graph, 1.0, 1e-6, max_items=10, rng=1)
     assert np.array_equal(plain.items, r.items)  # asking for weights changes no draw
 
 
@@ -77,7 +77,7 @@ def test_return_weights_marks_the_result_non_private(name: str, zipf_graph) -> N
     "sets", [{}, {"a": []}, {"a": [], "b": []}], ids=["no persons", "one empty", "two empty"]
 )
 def test_empty_graph(name: str, sets) -> None:
-    r = MECHANISMS[name](PersonItemGraph.from_sets(sets), 1.0, 1e-6, 5, rng=0)
+    r = MECHANISMS[name](PersonItemGraph.from_sets(sets), 1.0, 1e-6, max_items=5, rng=0)
     assert r.count == 0 and r.items.size == 0
 
 
@@ -108,15 +108,15 @@ def test_common_validation(name: str, kwargs, message: str) -> None:
 @pytest.mark.parametrize(
     ("call", "message"),
     [
-        (lambda g: su.policy_laplace(g, 1, 1e-6, 5, alpha=-1), "alpha"),
-        (lambda g: su.policy_gaussian(g, 1, 1e-6, 5, alpha=math.inf), "alpha"),
-        (lambda g: su.max_adaptive_degree(g, 1, 1e-6, 5, d_max=0), "d_max"),
-        (lambda g: su.max_adaptive_degree(g, 1, 1e-6, 5, d_max=6), "d_max"),
-        (lambda g: su.max_adaptive_degree(g, 1, 1e-6, 5, tau_offset=-0.1), "tau_offset"),
-        (lambda g: su.dp_sips(g, 1, 1e-6, 5, rounds=0), "rounds"),
-        (lambda g: su.dp_sips(g, 1, 1e-6, 5, ratio=0.0), "ratio"),
-        (lambda g: su.dp_sips(g, 1, 1e-6, 5, weighting="greedy"), "weighting"),
-        (lambda g: su.weighted_gaussian({"a": ["x"]}, 1, 1e-6, 5), "PersonItemGraph"),
+        (lambda g: su.policy_laplace(g, 1, 1e-6, max_items=5, alpha=-1), "alpha"),
+        (lambda g: su.policy_gaussian(g, 1, 1e-6, max_items=5, alpha=math.inf), "alpha"),
+        (lambda g: su.max_adaptive_degree(g, 1, 1e-6, max_items=5, d_max=0), "d_max"),
+        (lambda g: su.max_adaptive_degree(g, 1, 1e-6, max_items=5, d_max=6), "d_max"),
+        (lambda g: su.max_adaptive_degree(g, 1, 1e-6, max_items=5, tau_offset=-0.1), "tau_offset"),
+        (lambda g: su.dp_sips(g, 1, 1e-6, max_items=5, rounds=0), "rounds"),
+        (lambda g: su.dp_sips(g, 1, 1e-6, max_items=5, ratio=0.0), "ratio"),
+        (lambda g: su.dp_sips(g, 1, 1e-6, max_items=5, weighting="greedy"), "weighting"),
+        (lambda g: su.weighted_gaussian({"a": ["x"]}, 1, 1e-6, max_items=5), "PersonItemGraph"),
     ],
 )
 def test_specific_validation(call, message: str) -> None:
@@ -128,18 +128,18 @@ def test_parameters_follow_the_theorems() -> None:
     g = PersonItemGraph.from_sets({"a": ["x"]})
     eps, delta, d0 = 3.0, math.exp(-10), 100
     sigma = su.gaussian_sigma(eps, delta / 2)
-    wg = su.weighted_gaussian(g, eps, delta, d0)
+    wg = su.weighted_gaussian(g, eps, delta, max_items=d0)
     assert (wg.scale, wg.threshold) == (sigma, su.gaussian_threshold(sigma, delta, d0))
-    pg = su.policy_gaussian(g, eps, delta, d0, alpha=5)
+    pg = su.policy_gaussian(g, eps, delta, max_items=d0, alpha=5)
     assert pg.cutoff == pytest.approx(pg.threshold + 5 * sigma)
-    pl = su.policy_laplace(g, eps, delta, d0, alpha=2)
+    pl = su.policy_laplace(g, eps, delta, max_items=d0, alpha=2)
     assert pl.scale == 1 / eps and pl.cutoff == pytest.approx(pl.threshold + 2 / eps)
     assert pl.threshold == pytest.approx(4.6473, abs=5e-5)  # docs/algorithms.md §6
-    cl = su.count_laplace(g, eps, delta, d0)
+    cl = su.count_laplace(g, eps, delta, max_items=d0)
     assert cl.scale == d0 / eps
-    cg = su.count_gaussian(g, eps, delta, d0)
+    cg = su.count_gaussian(g, eps, delta, max_items=d0)
     assert cg.scale == pytest.approx(10 * sigma, rel=1e-9)
-    mad = su.max_adaptive_degree(g, eps, delta, d0, d_max=30, tau_offset=2)
+    mad = su.max_adaptive_degree(g, eps, delta, max_items=d0, d_max=30, tau_offset=2)
     assert (mad.scale, mad.threshold) == (wg.scale, wg.threshold)  # same σ, ρ as basic
     assert mad.cutoff == pytest.approx(mad.threshold + 2 * sigma)
     assert dict(mad.parameters) == {"d_max": 30, "tau_offset": 2.0, "sampling": "uniform"}
@@ -148,7 +148,7 @@ def test_parameters_follow_the_theorems() -> None:
 def test_sips_budget_split_and_single_round() -> None:
     g = PersonItemGraph.from_sets({"a": ["x"]})
     eps, delta, d0 = 1.0, 1e-5, 20
-    r = su.dp_sips(g, eps, delta, d0, rounds=3, ratio=0.3)
+    r = su.dp_sips(g, eps, delta, max_items=d0, rounds=3, ratio=0.3)
     shares = round_shares(3, 0.3)
     assert shares == pytest.approx([0.0647482, 0.2158273, 0.7194245], rel=1e-6)
     sigma = su.gaussian_sigma(eps, delta / 2)
@@ -159,16 +159,18 @@ def test_sips_budget_split_and_single_round() -> None:
         assert x.scale == pytest.approx(sigma / math.sqrt(s))
         assert x.threshold == su.gaussian_threshold(x.scale, 2 * x.delta_novel, d0)
     assert su.balle_wang_delta(sigma, eps) <= delta / 2
-    one = su.dp_sips(g, eps, delta, d0, rounds=1)
-    wg = su.weighted_gaussian(g, eps, delta, d0)
+    one = su.dp_sips(g, eps, delta, max_items=d0, rounds=1)
+    wg = su.weighted_gaussian(g, eps, delta, max_items=d0)
     assert (one.scale, one.threshold) == (wg.scale, wg.threshold)
 
 
 def test_sips_rounds_release_disjoint_items(zipf_graph) -> None:
-    r = su.dp_sips(zipf_graph, 1.0, 1e-6, 5, rng=3, rounds=4, ratio=0.5)
+    r = su.dp_sips(zipf_graph, 1.0, 1e-6, max_items=5, rng=3, rounds=4, ratio=0.5)
     assert sum(x.released for x in r.rounds) == r.count  # no item is released twice
     assert r.weights is None
-    w = su.dp_sips(zipf_graph, 1.0, 1e-6, 5, rng=3, rounds=4, ratio=0.5, return_weights=True)
+    w = su.dp_sips(
+        zipf_graph, 1.0, 1e-6, max_items=5, rng=3, rounds=4, ratio=0.5, return_weights=True
+    )
     assert w.weights.shape == (4, zipf_graph.n_items)
     # Items released in earlier rounds are gone from every set: in the last round only the
     # items it releases itself are among the released ones with weight.
@@ -180,29 +182,31 @@ def test_sips_rounds_release_disjoint_items(zipf_graph) -> None:
 def test_capping_limits_what_a_person_contributes() -> None:
     sets = {f"u{k}": [f"w{j}" for j in range(k % 7 + 1)] for k in range(50)}
     g = PersonItemGraph.from_sets(sets)
-    r = su.weighted_laplace(g, 1.0, 1e-6, 3, rng=0, return_weights=True)
+    r = su.weighted_laplace(g, 1.0, 1e-6, max_items=3, rng=0, return_weights=True)
     assert r.weights.sum() == pytest.approx(50)  # every person adds exactly ℓ1 mass 1
-    c = su.count_gaussian(g, 1.0, 1e-6, 3, rng=0, return_weights=True)
+    c = su.count_gaussian(g, 1.0, 1e-6, max_items=3, rng=0, return_weights=True)
     assert c.weights.sum() == sum(min(k % 7 + 1, 3) for k in range(50))
     # An item nobody kept after capping is not a candidate: it has no weight.
     solo = PersonItemGraph.from_sets({"a": [f"w{j}" for j in range(10)]})
-    w = su.weighted_gaussian(solo, 1.0, 1e-6, 2, rng=0, return_weights=True).weights
+    w = su.weighted_gaussian(solo, 1.0, 1e-6, max_items=2, rng=0, return_weights=True).weights
     assert np.count_nonzero(w) == 2
 
 
 def test_mechanisms_accept_numpy_integers(zipf_graph) -> None:
-    r = su.policy_gaussian(zipf_graph, np.float64(1.0), 1e-6, np.int64(10), rng=np.int64(1))
+    r = su.policy_gaussian(
+        zipf_graph, np.float64(1.0), 1e-6, max_items=np.int64(10), rng=np.int64(1)
+    )
     assert r.max_items == 10 and isinstance(r.max_items, int)
 
 
 def test_greedy_policy_refuses_then_warns() -> None:
     g = PersonItemGraph.from_sets({"a": ["x"], "b": ["x"]})
     with pytest.raises(InvalidParameterError, match="allow_non_private"):
-        greedy_policy(g, 1.0, 1e-6, 5)
+        greedy_policy(g, 1.0, 1e-6, max_items=5)
     with pytest.raises(InvalidParameterError, match="allow_non_private"):
-        greedy_policy(g, 1.0, 1e-6, 5, allow_non_private="yes")
+        greedy_policy(g, 1.0, 1e-6, max_items=5, allow_non_private="yes")
     with pytest.warns(PrivacyLeakWarning):
-        r = greedy_policy(g, 1.0, 1e-6, 5, rng=0, allow_non_private=True)
+        r = greedy_policy(g, 1.0, 1e-6, max_items=5, rng=0, allow_non_private=True)
     assert not r.privacy_loss.is_private and not r.is_private
     assert "NOT PRIVATE" in repr(r)
     with pytest.raises(Exception, match="not differentially private"):
@@ -210,11 +214,14 @@ def test_greedy_policy_refuses_then_warns() -> None:
     assert not any("greedy" in name for name in su.__all__)  # never offered as a mechanism
 
 
-def test_no_unsafe_noise_warning(zipf_graph) -> None:
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        for f in MECHANISMS.values():
-            f(zipf_graph, 1.0, 1e-6, 5, rng=0)
+def test_floating_point_noise_warns_and_is_not_secure(zipf_graph) -> None:
+    # Set union draws continuous NumPy noise: every mechanism says so, once, like noise="float".
+    for f in MECHANISMS.values():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = f(zipf_graph, 1.0, 1e-6, max_items=5, rng=0)
+        assert [w.category for w in caught] == [UnsafeNoiseWarning]
+        assert r.secure is False and r.is_private and r.to_dict()["secure"] is False
 
 
 @pytest.mark.parametrize("mechanism", ["policy_laplace", "policy_gaussian"])
@@ -234,12 +241,12 @@ def test_policies_accept_the_papers_keyed_hash_order(mechanism):
 @pytest.mark.parametrize("name", MECHANISMS)
 def test_keyed_sampling_option(name: str, zipf_graph: PersonItemGraph) -> None:
     """``sampling="keyed"`` is reproducible from the seed and recorded in the result."""
-    first = MECHANISMS[name](zipf_graph, 1.0, 1e-6, 5, rng=3, sampling="keyed")
-    again = MECHANISMS[name](zipf_graph, 1.0, 1e-6, 5, rng=3, sampling="keyed")
+    first = MECHANISMS[name](zipf_graph, 1.0, 1e-6, max_items=5, rng=3, sampling="keyed")
+    again = MECHANISMS[name](zipf_graph, 1.0, 1e-6, max_items=5, rng=3, sampling="keyed")
     assert first.items.tolist() == again.items.tolist()
     assert first.parameters["sampling"] == "keyed"
     with pytest.raises(InvalidParameterError, match="sampling"):
-        MECHANISMS[name](zipf_graph, 1.0, 1e-6, 5, sampling="hash")
+        MECHANISMS[name](zipf_graph, 1.0, 1e-6, max_items=5, sampling="hash")
 
 
 def test_keyed_sampling_keeps_the_subsets_of_the_key_from_the_sampling_stream(zipf_graph):
@@ -251,7 +258,7 @@ def test_keyed_sampling_keeps_the_subsets_of_the_key_from_the_sampling_stream(zi
     from mechanisms.set_union.weighted import basic_weights
 
     result = su.weighted_gaussian(
-        zipf_graph, 1.0, 1e-6, 4, rng=8, sampling="keyed", return_weights=True
+        zipf_graph, 1.0, 1e-6, max_items=4, rng=8, sampling="keyed", return_weights=True
     )
     key = int(_root_key(spawn(8, 3)[1]))
     g = zipf_graph
@@ -259,5 +266,5 @@ def test_keyed_sampling_keeps_the_subsets_of_the_key_from_the_sampling_stream(zi
         CappedSets.from_graph(g), g.person_labels, g.item_labels, 4, key
     )
     assert np.array_equal(result.weights, basic_weights(capped, 2))
-    uniform = su.weighted_gaussian(g, 1.0, 1e-6, 4, rng=8, return_weights=True)
+    uniform = su.weighted_gaussian(g, 1.0, 1e-6, max_items=4, rng=8, return_weights=True)
     assert not np.array_equal(uniform.weights, result.weights)  # the option is not ignored

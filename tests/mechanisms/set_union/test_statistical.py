@@ -121,7 +121,7 @@ def _z(observed: int, n: int, p: float) -> float:
 
 def _checks(name: str, ref: Reference, seed: int) -> tuple[float, float]:
     """z-scores of (A) persons with a released private item and (B) released group items."""
-    r = MECHANISMS[name](_graph(ref.k), EPS, DELTA, T, rng=seed)
+    r = MECHANISMS[name](_graph(ref.k), EPS, DELTA, max_items=T, rng=seed)
     labels = r.items.astype(str)
     persons_hit = np.unique(np.char.partition(labels[np.char.startswith(labels, "a")], "-")[:, 0])
     groups_hit = int(np.char.startswith(labels, "b").sum())
@@ -204,8 +204,8 @@ def test_mad_releases_at_least_as_much_as_weighted_gaussian() -> None:
     Gaussian releases as much as weighted Gaussian", which is false here."""
     graph = _zipf_graph(3)
     eps, delta, d0 = 1.0, 1e-5, 20
-    mad = su.max_adaptive_degree(graph, eps, delta, d0, rng=0, return_weights=True)
-    basic = su.weighted_gaussian(graph, eps, delta, d0, rng=0, return_weights=True)
+    mad = su.max_adaptive_degree(graph, eps, delta, max_items=d0, rng=0, return_weights=True)
+    basic = su.weighted_gaussian(graph, eps, delta, max_items=d0, rng=0, return_weights=True)
     assert (mad.scale, mad.threshold) == (basic.scale, basic.threshold)
     held = np.flatnonzero(basic.weights > 0)
     assert np.array_equal(held, np.flatnonzero(mad.weights > 0))  # same sampling
@@ -215,8 +215,14 @@ def test_mad_releases_at_least_as_much_as_weighted_gaussian() -> None:
     assert _expected_count(mad, held) > _expected_count(basic, held)
 
     runs = range(1, 31)
-    mad_counts = [su.max_adaptive_degree(graph, eps, delta, d0, rng=s).count for s in runs]
-    basic_counts = [su.weighted_gaussian(graph, eps, delta, d0, rng=100 + s).count for s in runs]
+    mad_counts = [
+        su.max_adaptive_degree(graph, eps, delta, max_items=d0, rng=s).count for s in runs
+    ]
+    basic_counts = [
+        su.weighted_gaussian(graph, eps, delta, max_items=d0, rng=100 + s).count for s in runs
+    ]
     assert _mean_difference_z(mad_counts, basic_counts) > -Z
-    count_counts = [su.count_gaussian(graph, eps, delta, d0, rng=200 + s).count for s in runs]
+    count_counts = [
+        su.count_gaussian(graph, eps, delta, max_items=d0, rng=200 + s).count for s in runs
+    ]
     assert _mean_difference_z(count_counts, basic_counts) < -Z  # power check

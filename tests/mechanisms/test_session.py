@@ -1,0 +1,193 @@
+"""Session: charge before release, refuse overspending without drawing, read-only budget."""
+
+from __future__ import annotations
+
+import copy
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import mechanisms
+import mechanisms.session as session_module
+from dpcount import PersonItemGraph
+from dpcount.errors import BudgetExceededError, InvalidParameterError
+from mechanisms import Session
+from mechanisms.privacy_loss import MECHANISMS, privacy_loss_of
+
+GRAPH = PersonItemGraph.from_sets({f"p{i:03d}": {i % 50, (i + 7) % 50, 500} for i in range(150)})
+NGRAMS = PersonItemGraph.from_sets({f"u{k:03d}": {"a b": 2, "b c": 1} for k in range(100)})
+NOMINAL = {"laplace_ngrams_public", "bayesian_dp", "end_to_end_dp"}
+
+#: One call of every private mechanism through a session: (method name, args, kwargs).
+CALLS: list[tuple[str, tuple[Any, ...], dict[str, Any]]] = [
+    ("dp_distinct_count", (0.5,), {"ell_max": 10}),
+    ("r2t", (0.5,), {"max_contribution": 8}),
+    ("shifted_inverse", (0.5,), {"upper": 1000}),
+    *[(f.__name__, (0.5, 1e-7), {"max_items": 3}) for f in mechanisms.set_union.MECHANISMS],
+]
+
+
+def _quiet(call: Any) -> Any:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # set union and the shifted inverse warn: float noise
+        return call()
+
+
+def test_every_private_mechanism_has_a_method_and_nothing_else() -> None:
+    private = set(MECHANISMS) - NOMINAL
+    assert private <= set(dir(Session))
+    assert {name for name, _, _ in CALLS} | {"laplace_ngrams"} == private
+    for name in (*NOMINAL, "greedy_policy", "dp_distinct_count_from_curve", "gem"):
+        assert not hasattr(Session, name)
+
+
+@pytest.mark.parametrize(("name", "args", "kwargs"), CALLS, ids=[c[0] for c in CALLS])
+def test_each_call_charges_its_stated_loss(name: str, args: tuple, kwargs: dict) -> None:
+    s = Session(GRAPH, epsilon=1.0, delta=1e-6, rng=3)
+    result = _quiet(lambda: getattr(s, name)(*args, **kwargs))
+    budget = {"epsilon": args[0]} | ({"delta": args[1]} if len(args) > 1 else {})
+    stated = privacy_loss_of(name, **budget, **kwargs)
+    assert result.privacy_loss == stated and result.is_private
+    (entry,) = s.log
+    assert (entry.mechanism, entry.privacy_loss, entry.result) == (name, stated, result)
+    basic = s.totals["basic"]
+    assert (basic.epsilon, basic.delta) == (stated.epsilon, stated.delta)
+    assert s.spent.epsilon <= stated.epsilon and s.spent.delta <= 1e-6  # tightest, in budget
+    assert s.remaining.epsilon == pytest.approx(1.0 - stated.epsilon)
+
+
+def test_laplace_ngrams_through_a_session() -> None:
+    s = Session(NGRAMS, epsilon=1.0, rng=0)
+    r = _quiet(lambda: s.laplace_ngrams({"a b": 1, "b c": 1}, 0.25, max_contribution=3))
+    assert r.privacy_loss.epsilon == 0.25 and s.remaining.epsilon == 0.75
+
+
+def test_overspend_draws_nothing_and_returns_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    gen = np.random.default_rng(42)
+    s = Session(GRAPH, epsilon=1.0, rng=gen)
+    first = s.dp_distinct_count(0.7, ell_max=10)
+    state = copy.deepcopy(gen.bit_generator.state)
+    children = gen.bit_generator.seed_seq.n_children_spawned
+    per_call = np.random.default_rng(5)
+    per_call_state = copy.deepcopy(per_call.bit_generator.state)
+    seen: list[Any] = []
+    real = session_module.dp_distinct_count
+
+    def spy(graph: PersonItemGraph, *args: Any, **kwargs: Any) -> Any:
+        seen.append(graph)
+        return real(graph, *args, **kwargs)
+
+    monkeypatch.setattr(session_module, "dp_distinct_count", spy)
+    for rng in (None, per_call):
+        with pytest.raises(BudgetExceededError, match=r"needs epsilon=0\.5 but the session has"):
+            s.dp_distinct_count(0.5, ell_max=10, rng=rng)
+    assert all(g.n_pairs == 0 for g in seen)  # only the parameter check on empty data ran
+    assert gen.bit_generator.state == state
+    assert gen.bit_generator.seed_seq.n_children_spawned == children
+    assert per_call.bit_generator.state == per_call_state
+    assert [e.result for e in s.log] == [first]
+    assert math.isclose(s.remaining.epsilon, 0.3)
+    s.dp_distinct_count(0.3, ell_max=10)  # exactly the rest still fits
+    assert s.remaining.epsilon == 0.0 and len(s.log) == 2
+
+
+def test_delta_is_enforced_too() -> None:
+    pure = Session(GRAPH, epsilon=5.0, rng=0)
+    with pytest.raises(BudgetExceededError, match="delta"):
+        _quiet(lambda: pure.weighted_gaussian(1.0, 1e-6))
+    assert pure.log == ()
+    s = Session(GRAPH, epsilon=5.0, delta=1e-6, rng=0)
+    _quiet(lambda: s.weighted_gaussian(1.0, 6e-7))
+    with pytest.raises(BudgetExceededError):
+        _quiet(lambda: s.weighted_gaussian(1.0, 6e-7))
+    assert len(s.log) == 1
+
+
+def test_bad_parameters_are_refused_before_any_charge() -> None:
+    s = Session(GRAPH, epsilon=1.0, rng=0)
+    bad: list[Any] = [
+        lambda: s.r2t(-1.0, max_contribution=4),
+        lambda: s.dp_distinct_count(0.5, ell_max=0),  # checked on empty data, not charged
+        lambda: s.dp_distinct_count(0.5, counting="nope"),
+        lambda: s.shifted_inverse(0.5, upper=-3),
+        lambda: s.policy_gaussian(0.5, 1e-7, alpha=-1.0),
+    ]
+    for call in bad:
+        with pytest.raises(InvalidParameterError):
+            _quiet(call)
+    assert s.log == () and s.spent.epsilon == 0.0
+
+
+def test_non_private_outputs_are_not_available() -> None:
+    s = Session(GRAPH, epsilon=10.0, delta=1e-5, rng=0)
+    for selection in ("max_degree", "percentile", "max_utility"):
+        with pytest.raises(InvalidParameterError, match="not private"):
+            s.dp_distinct_count(1.0, selection=selection)
+    with pytest.raises(InvalidParameterError, match="return_weights"):
+        s.weighted_gaussian(1.0, 1e-6, return_weights=True)
+    with pytest.raises(TypeError):
+        s.dp_distinct_count(1.0, diagnostics=True)  # type: ignore[call-arg]
+    with pytest.raises(TypeError):
+        s.dp_distinct_count(1.0, noise="float")  # type: ignore[call-arg]
+    assert s.log == ()
+
+
+def test_budget_cannot_be_raised() -> None:
+    s = Session(GRAPH, epsilon=1.0, delta=1e-6)
+    for name in ("budget", "spent", "remaining", "log", "accountant"):
+        with pytest.raises(AttributeError):
+            setattr(s, name, None)
+    assert all(k.startswith("_") for k in vars(s))  # no public mutable totals
+    assert (s.budget.epsilon, s.budget.delta) == (1.0, 1e-6)
+    with pytest.raises(AttributeError):
+        s.budget.epsilon = 5.0  # type: ignore[misc]  # frozen
+
+
+@pytest.mark.parametrize("epsilon", [0.0, -1.0, math.inf, math.nan])
+def test_budget_is_validated(epsilon: float) -> None:
+    with pytest.raises(InvalidParameterError):
+        Session(GRAPH, epsilon=epsilon)
+    with pytest.raises(InvalidParameterError):
+        Session(GRAPH, epsilon=1.0, delta=1.0)
+    with pytest.raises(InvalidParameterError, match="read options"):
+        Session(GRAPH, epsilon=1.0, person="x")
+
+
+def test_built_from_a_file(tmp_path: Any) -> None:
+    path = tmp_path / "pairs.csv"
+    path.write_text("user,word\nann,a\nann,b\nbob,b\n", encoding="utf-8")
+    s = Session(str(path), epsilon=1.0, person="user", item="word", rng=0)
+    assert s.dp_distinct_count(1.0, ell_max=2).estimate <= 2
+
+
+def test_seeded_sessions_reproduce_and_releases_use_fresh_streams() -> None:
+    def draws(seed: int) -> list[float]:
+        s = Session(GRAPH, epsilon=1.0, rng=seed)
+        return [s.dp_distinct_count(0.1, ell_max=5).estimate for _ in range(6)]
+
+    first = draws(9)
+    assert first == draws(9)
+    assert len(set(first)) > 1  # noise of scale ≥ 20: six equal draws would be a reused stream
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.floats(0.01, 0.6), min_size=1, max_size=6))
+def test_totals_are_the_sum_of_the_stated_parts(epsilons: list[float]) -> None:
+    s = Session(GRAPH, epsilon=1.5, rng=0)
+    charged = []
+    for eps in epsilons:
+        loss = privacy_loss_of("r2t", epsilon=eps, max_contribution=4)
+        if s.can_afford(loss):
+            s.r2t(eps, max_contribution=4)
+            charged.append(eps)
+        else:
+            with pytest.raises(BudgetExceededError):
+                s.r2t(eps, max_contribution=4)
+    assert math.isclose(s.spent.epsilon, sum(charged), rel_tol=1e-12)
+    assert sum(charged) <= 1.5 * (1 + 1e-12)
+    assert [e.privacy_loss.epsilon for e in s.log] == charged
