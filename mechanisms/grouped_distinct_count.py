@@ -40,7 +40,7 @@ from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_beta, check_choice, check_epsilon, check_positive_int
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
-from mechanisms.distinct_count import dp_distinct_count_from_curve
+from mechanisms.distinct_count import curve_length, dp_distinct_count_from_curve
 
 __all__ = ["GroupRow", "GroupedDistinctCountResult", "grouped_distinct_count", "keep_groups"]
 
@@ -193,7 +193,7 @@ def grouped_distinct_count(
     eps = check_epsilon(epsilon)
     b = check_beta(beta)
     k = check_positive_int(max_groups, "max_groups")
-    ell_max = check_positive_int(ell_max, "ell_max")
+    ell_max = check_positive_int(ell_max, "ell_max", maximum=2**31 - 1)
     check_choice(counting, "counting", COUNTINGS)
     keys = list(groups)
     if not keys:
@@ -215,10 +215,11 @@ def grouped_distinct_count(
         graph = PersonItemGraph.from_pairs(*by_group[group])
         curve_rng, selection_rng, noise_rng = streams[3 * index : 3 * index + 3]
         method = "auto" if counting == "matching" else counting
+        length = curve_length(graph.degrees(), ell_max, "gem")  # ≤ the largest degree
         if graph.n_persons:
-            curve = matching.dc_curve(graph, ell_max, method, rng=curve_rng)
+            curve = matching.dc_curve(graph, length, method, rng=curve_rng)
         else:
-            curve = np.zeros(ell_max, dtype=np.int64)
+            curve = np.zeros(length, dtype=np.int64)
         r = dp_distinct_count_from_curve(
             curve,
             graph.degrees(),
