@@ -16,8 +16,8 @@ are q_ℓ = C − kℓ: a straight line.  This module selects from exactly the s
 * **Sampling.**  Exactly, by rejection.  The tail is cut into blocks [l, r] in which the
   penalty γ_ℓ = −½·ε·s_ℓ rises by at most 1; block weights are bounded by the power of two
   2^{−n} ≥ e^{−γ_l} (n = ⌊γ_l/ln 2⌋ minus a safety margin), head weights by 1.  A proposal
-  picks a head index with mass 1 or a block with mass |block|·2^{−n} — rational masses, drawn
-  with exact integer arithmetic — then a uniform index inside, and accepts with
+  picks a head index with mass 1 or a block of s candidates with mass s·2^{−n} — rational
+  masses, drawn with exact integer arithmetic — then a uniform index inside, and accepts with
   probability e^{−γ_ℓ}·2^{n} ≤ 1, an exact coin (:func:`bernoulli_exp_times_power_of_two`).
   The accepted index has probability ∝ e^{−γ_ℓ}: the exponential mechanism on all m scores.
   The number of blocks is at most γ_m − γ_{H+1} + 1 ≤ ln(m/β) + k·ε/2 + 1, and a proposal is
@@ -160,7 +160,7 @@ class _Block:
     power: int  # weights in the block are ≤ 2^−power
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class LinearTailGEM:
     """GEM (exponential sampler) over ℓ = 1..m, Δ_ℓ = ℓ, with q_ℓ = value − slope·ℓ for ℓ > H.
 

@@ -171,7 +171,7 @@ def grouped_distinct_count(
         k ≥ 1: each person keeps at most k groups, chosen by a keyed hash.
     beta
         Per-group failure probability; with ``family_wise=True`` β is split over the groups
-        (β/|groups| each), so all bounds hold together with probability ≥ 1 − β.
+        (β over the number of groups each), so all bounds hold together with probability ≥ 1 − β.
     ell_max
         Largest per-group contribution bound GEM may choose.
     counting

@@ -17,6 +17,7 @@ import pytest
 
 from dpcount.errors import InvalidParameterError
 from mechanisms.set_union.thresholds import (
+    NovelWeight,
     _log_balle_wang_delta,
     balle_wang_delta,
     gaussian_sigma,
@@ -95,12 +96,12 @@ def _gauss_tail(rho: float, sigma: float, weight: mp.mpf, t: int) -> mp.mpf:
 @pytest.mark.parametrize("scale", [0.01, 1 / 3, 1.0, 7.0, 1e3, 1e8])
 @pytest.mark.parametrize("delta", [0.3, 1e-5, 1e-12, 1e-100, 1e-300])
 def test_thresholds_bound_the_novel_items_exactly(
-    novel_weight: str, scale: float, delta: float
+    novel_weight: NovelWeight, scale: float, delta: float
 ) -> None:
     """Gopi et al. Thm 4.1/5.1/A.1/A.2: every t ≤ Δ0 novel items pass ρ w.p. ≤ δ (δ/2 Gauss)."""
     max_items = 30
-    lap = laplace_threshold(scale, delta, max_items, novel_weight=novel_weight)  # type: ignore[arg-type]
-    gauss = gaussian_threshold(scale, delta, max_items, novel_weight=novel_weight)  # type: ignore[arg-type]
+    lap = laplace_threshold(scale, delta, max_items, novel_weight=novel_weight)
+    gauss = gaussian_threshold(scale, delta, max_items, novel_weight=novel_weight)
     worst_lap = worst_gauss = mp.mpf(0)
     for t in range(1, max_items + 1):
         split = novel_weight == "split"
