@@ -32,6 +32,7 @@ Examples
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -50,8 +51,9 @@ __all__ = [
 
 NovelWeight = Literal["split", "unit"]
 
-# The max over t = 1..Δ0 is evaluated exactly, in chunks so that a large Δ0 stays in memory.
-_CHUNK = 1 << 20
+# The max over t = 1..Δ0: intervals of at most this many t are evaluated point by point.
+_SCAN = 1 << 12
+Curve = Callable[[np.ndarray], np.ndarray]
 
 
 def _log_one_minus_exp(x: float) -> float:
@@ -263,11 +265,12 @@ def laplace_threshold(
     d = check_delta(delta)
     delta0 = check_positive_int(max_items, "max_items")
     log1p_delta = math.log1p(-d)
-    best = -math.inf
-    for t in _t_chunks(delta0):
-        tail = -np.expm1(log1p_delta / t)  # 1 − (1−δ)^{1/t}
-        value = _novel(t, novel_weight, power=1.0) - b * np.log(2.0 * tail)
-        best = max(best, float(value.max()))
+
+    def rise(t: np.ndarray) -> np.ndarray:
+        tail = -np.expm1(log1p_delta / t)  # 1 − (1−δ)^{1/t}, falls with t
+        return -b * np.log(2.0 * tail)
+
+    best = _max_over_t(lambda t: _novel(t, novel_weight, power=1.0), rise, delta0)
     return _round_up(best, b)
 
 
@@ -311,11 +314,12 @@ def gaussian_threshold(
     d = check_delta(delta)
     delta0 = check_positive_int(max_items, "max_items")
     log1p_half_delta = math.log1p(-d / 2.0)
-    best = -math.inf
-    for t in _t_chunks(delta0):
-        upper_tail = -np.expm1(log1p_half_delta / t)  # 1 − (1−δ/2)^{1/t}
-        value = _novel(t, novel_weight, power=0.5) - s * ndtri(upper_tail)
-        best = max(best, float(value.max()))
+
+    def rise(t: np.ndarray) -> np.ndarray:
+        upper_tail = -np.expm1(log1p_half_delta / t)  # 1 − (1−δ/2)^{1/t}, falls with t
+        return -s * ndtri(upper_tail)
+
+    best = _max_over_t(lambda t: _novel(t, novel_weight, power=0.5), rise, delta0)
     return _round_up(best, s)
 
 
@@ -329,10 +333,35 @@ def _round_up(rho: float, scale: float) -> float:
     return rho + _SAFETY * (2.0 * abs(rho) + 2.0 + scale)
 
 
-def _t_chunks(max_items: int):
-    """t = 1..Δ0 as float arrays of at most ``_CHUNK`` values."""
-    for start in range(1, max_items + 1, _CHUNK):
-        yield np.arange(start, min(max_items, start + _CHUNK - 1) + 1, dtype=float)
+def _max_over_t(weight: Curve, rise: Curve, max_items: int) -> float:
+    """max over t = 1..Δ0 of weight(t) + rise(t), for weight non-increasing and rise
+    non-decreasing in t (as float arrays), in memory O(_SCAN) and usually O(log Δ0) time.
+
+    Branch and bound: on t ∈ [a, b] the sum is at most weight(a) + rise(b), so an interval whose
+    bound does not beat the best value found is dropped; it is split at its geometric middle
+    otherwise, and evaluated point by point once it has at most ``_SCAN`` values.  The result is
+    the exact maximum of the evaluated values (rounding of the bound, ~1 ulp, is covered by
+    :func:`_round_up`); docs/algorithms.md §6.
+    """
+
+    def at(t: float) -> float:
+        point = np.array([t])
+        return float((weight(point) + rise(point))[0])
+
+    best = max(at(1.0), at(float(max_items)))
+    stack = [(1, max_items)]
+    while stack:
+        a, b = stack.pop()
+        if b - a < _SCAN:
+            t = np.arange(a, b + 1, dtype=float)
+            best = max(best, float((weight(t) + rise(t)).max()))
+            continue
+        if float(weight(np.array([float(a)]))[0] + rise(np.array([float(b)]))[0]) <= best:
+            continue
+        middle = min(b - 1, max(a + 1, math.isqrt(a * b)))
+        best = max(best, at(float(middle)))
+        stack += [(a, middle), (middle + 1, b)]
+    return best
 
 
 def _novel(t: np.ndarray, novel_weight: str, power: float) -> np.ndarray:

@@ -10,7 +10,7 @@ import pytest
 
 from dpcount import PersonItemGraph
 from dpcount.errors import InvalidParameterError
-from mechanisms import dp_sips, grouped_distinct_count, r2t, shifted_inverse
+from mechanisms import dp_sips, grouped_distinct_count, r2t, set_union, shifted_inverse
 from mechanisms.inverse import lp_inverse
 from mechanisms.shifted_inverse import MAX_TAU, plan_shifted_inverse
 
@@ -72,3 +72,23 @@ def test_huge_bounds_that_need_no_array_run_fast() -> None:
         )
     )
     assert peak < 20 * MiB and seconds < 2.0
+
+
+MECHANISMS = (
+    "count_laplace",
+    "count_gaussian",
+    "weighted_laplace",
+    "weighted_gaussian",
+    "policy_laplace",
+    "policy_gaussian",
+    "max_adaptive_degree",
+    "dp_sips",
+)
+
+
+@pytest.mark.parametrize("name", MECHANISMS)
+def test_set_union_with_the_largest_max_items(name: str) -> None:
+    """Δ0 sizes only the threshold search (branch and bound) and per-person caps."""
+    mechanism = getattr(set_union, name)
+    peak, seconds = _peak(lambda: mechanism(GRAPH, 1.0, 1e-6, max_items=2**31 - 1, rng=0))
+    assert peak < 50 * MiB and seconds < 2.0

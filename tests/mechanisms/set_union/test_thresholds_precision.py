@@ -10,15 +10,20 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 
 import mpmath as mp
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.special import ndtri
 
 from dpcount.errors import InvalidParameterError
 from mechanisms.set_union.thresholds import (
     NovelWeight,
     _log_balle_wang_delta,
+    _round_up,
     balle_wang_delta,
     gaussian_sigma,
     gaussian_threshold,
@@ -112,3 +117,37 @@ def test_thresholds_bound_the_novel_items_exactly(
     # Tight: the worst t sits at the bound up to the ~1e-13 rounding margin.
     assert worst_lap > delta * (1 - 1e-9) and worst_gauss > delta / 2 * (1 - 1e-9)
     assert math.isfinite(lap) and math.isfinite(gauss)
+
+
+def _scan(kind: str, scale: float, delta: float, max_items: int, novel_weight: str) -> float:
+    """The plain maximum over every t = 1..Δ0 (the reference of the branch and bound)."""
+    t = np.arange(1, max_items + 1, dtype=float)
+    if kind == "laplace":  # Gopi Thm 4.1 / A.1
+        weight = 1.0 / t if novel_weight == "split" else np.ones_like(t)
+        return float((weight - scale * np.log(2.0 * -np.expm1(math.log1p(-delta) / t))).max())
+    weight = t**-0.5 if novel_weight == "split" else np.ones_like(t)  # Gopi Thm 5.1 / A.2
+    return float((weight - scale * ndtri(-np.expm1(math.log1p(-delta / 2.0) / t))).max())
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    scale=st.floats(0.005, 1e3),
+    log_delta=st.floats(-300.0, -0.5),
+    max_items=st.integers(1, 30_000),
+    novel_weight=st.sampled_from(["split", "unit"]),
+)
+def test_branch_and_bound_equals_the_full_scan(scale, log_delta, max_items, novel_weight):
+    delta = 10.0**log_delta
+    lap = laplace_threshold(scale, delta, max_items, novel_weight=novel_weight)
+    gauss = gaussian_threshold(scale, delta, max_items, novel_weight=novel_weight)
+    assert lap == _round_up(_scan("laplace", scale, delta, max_items, novel_weight), scale)
+    assert gauss == _round_up(_scan("gauss", scale, delta, max_items, novel_weight), scale)
+
+
+@pytest.mark.parametrize("novel_weight", ["split", "unit"])
+def test_largest_max_items_is_fast(novel_weight: NovelWeight) -> None:
+    start = time.perf_counter()
+    for scale, delta in [(1 / 3, math.exp(-10)), (0.01, 1e-12), (3.7, 1e-6), (100.0, 0.3)]:
+        laplace_threshold(scale, delta, 2**31 - 1, novel_weight=novel_weight)
+        gaussian_threshold(scale, delta, 2**31 - 1, novel_weight=novel_weight)
+    assert time.perf_counter() - start < 2.0
