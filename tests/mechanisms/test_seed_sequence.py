@@ -23,6 +23,8 @@ import pytest
 import matching.sampling
 from dpcount import PersonItemGraph
 from dpcount.errors import PrivacyLeakWarning, UnsafeNoiseWarning
+from dpcount.spark.hashing import release_key
+from dpcount.spark.set_union import release_keys
 from mechanisms import (
     bayesian_dp,
     dp_distinct_count,
@@ -181,6 +183,9 @@ CASES: list[tuple[str, Callable[[Any], Any]]] = [
     ),
     # The sampling baseline's random ranks of every pair (p ≈ 1/1800!).
     ("sampling_pair_ranks", lambda s: tuple(matching.sampling.pair_ranks(GRAPH, rng=s).tolist())),
+    # The Spark engine's secret keys (its mechanisms draw everything from these; p = 2^-64).
+    ("spark_release_key", lambda s: release_key(s)),
+    ("spark_set_union_keys", lambda s: tuple(release_keys(s))),
 ]
 
 
