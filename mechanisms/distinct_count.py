@@ -496,7 +496,9 @@ def dp_distinct_count(
     beta
         Failure probability in (0, ½): P[estimate > DC(D)] ≤ β.
     ell_max
-        Largest contribution bound GEM may choose (a positive integer; the paper uses 100).
+        Largest contribution bound GEM may choose (a positive integer up to 2³¹ − 1; the paper
+        uses 100).  Memory is O(min(ℓ_max, largest degree)): past the largest degree the
+        utilities are a line that GEM samples in closed form (:mod:`mechanisms.gem_tail`).
     counting
         ``"matching"`` (Algorithm 1, exact DC(D;ℓ) by maximum matching), ``"greedy"``
         (Algorithm 2, linear time, a 2-approximation) or ``"sampling"`` (each person keeps ℓ
@@ -524,8 +526,9 @@ def dp_distinct_count(
     Raises
     ------
     InvalidParameterError
-        For ε not finite and > 0, β ∉ (0, ½), ℓ_max not a positive integer, an unknown
-        counting/selection/noise, or a ``graph`` that is not a PersonItemGraph.
+        For ε not finite and > 0, β ∉ (0, ½), ℓ_max not a positive integer ≤ 2³¹ − 1, an
+        unknown counting/selection/noise, a ``graph`` that is not a PersonItemGraph, or
+        ℓ_max > :data:`DENSE_ELL_MAX` with ``"gem_permute_and_flip"`` or ``diagnostics=True``.
 
     Notes
     -----
