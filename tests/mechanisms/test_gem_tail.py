@@ -18,11 +18,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+import matching
 from dpcount import PersonItemGraph
 from dpcount.errors import InvalidParameterError
-from mechanisms import dp_distinct_count, gem_probabilities
-from mechanisms.distinct_count import DENSE_ELL_MAX
+from mechanisms import (
+    distinct_count,
+    dp_distinct_count,
+    dp_distinct_count_from_curve,
+    gem_probabilities,
+)
+from mechanisms.distinct_count import DENSE_ELL_MAX, curve_length
 from mechanisms.gem_tail import LinearTailGEM, bernoulli_exp_times_power_of_two
+from tests.strategies import graphs
 
 ALPHA = 1e-4
 
@@ -151,3 +158,44 @@ def test_cli_count_with_a_billion_ell_max(tmp_path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "distinct items" in done.stdout
+
+
+@settings(max_examples=25)
+@given(graphs(max_persons=6, max_items=8), st.integers(1, 4000), st.floats(0.05, 4.0))
+def test_distinct_count_probabilities_on_graphs_equal_dense(graph, ell_max, epsilon) -> None:
+    """The tail built as dp_distinct_count builds it, on DC(D;ℓ) of real small graphs."""
+    beta = 0.05
+    head = curve_length(graph.degrees(), ell_max, "gem")
+    curve = matching.dc_curve(graph, head)
+    count_eps = epsilon / 2
+    slope = math.log(1 / (2 * beta)) / count_eps
+    ells = np.arange(1, head + 1, dtype=np.float64)
+    tail = LinearTailGEM(curve - slope * ells, float(curve[-1]), slope, ell_max, count_eps, beta)
+    q, all_ells = _dense(curve, ell_max, slope)
+    dense = gem_probabilities(q, all_ells, count_eps, beta)
+    np.testing.assert_allclose(tail.probabilities(), dense, rtol=1e-11, atol=1e-300)
+
+
+def test_release_through_the_tail_path_follows_gem_with_power(monkeypatch) -> None:
+    """dp_distinct_count_from_curve forced onto the tail path: ℓ̂ ~ dense GEM (chi-square)."""
+    monkeypatch.setattr(distinct_count, "DENSE_ELL_MAX", 1)
+    curve, degrees, eps, beta, ell_max = [2, 5, 7, 8], [4, 2, 1], 8.0, 0.2, 40
+    slope = math.log(1 / (2 * beta)) / (eps / 2)
+    q, ells = _dense(np.array(curve), ell_max, slope)
+    rng = np.random.default_rng(11)
+    draws = [
+        dp_distinct_count_from_curve(
+            curve[:4], degrees, eps, beta, ell_max, selection_rng=rng, noise_rng=rng
+        ).ell
+        for _ in range(1500)
+    ]
+    observed = np.bincount(draws, minlength=ell_max + 1)[1:]
+
+    def pvalue(epsilon: float) -> float:
+        p = gem_probabilities(q, ells, epsilon / 2, beta)
+        bins = [0, 1, 2, 3, 4]  # ℓ = 1, 2, 3, 4 and the tail 5..ℓ_max
+        expected = np.add.reduceat(p, bins) * len(draws)
+        return float(stats.chisquare(np.add.reduceat(observed, bins), expected).pvalue)
+
+    assert pvalue(eps) > ALPHA
+    assert pvalue(eps * 1.3) < ALPHA  # power: ε off by 30% is rejected
