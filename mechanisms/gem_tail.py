@@ -199,6 +199,9 @@ class LinearTailGEM:
             raise InvalidParameterError(
                 "the head must end on the tail's line q = value - slope*l and stay below it"
             )
+        q = q.copy()
+        q.flags.writeable = False
+        object.__setattr__(self, "head", q)  # a private, read-only copy
         t = gem_threshold(self.m, self.epsilon, self.beta)
         object.__setattr__(self, "_t", t)
         ells = np.arange(1, h + 1, dtype=np.float64)
@@ -222,7 +225,9 @@ class LinearTailGEM:
 
     def scores(self, ells: np.ndarray) -> np.ndarray:
         """GEM's normalized scores s_ℓ at the given ℓ ∈ [1, m] (equal to the dense ones)."""
-        ell = np.asarray(ells, dtype=np.int64)
+        ell = np.asarray(ells, dtype=np.int64).reshape(-1)
+        if ell.size and (ell.min() < 1 or ell.max() > self.m):
+            raise InvalidParameterError(f"candidates are l = 1..{self.m}")
         out = np.empty(ell.size)
         in_head = ell <= self.head.size
         out[in_head] = self._head_scores[ell[in_head] - 1]
