@@ -109,16 +109,20 @@ def label_keys(labels: np.ndarray) -> np.ndarray:
 
 
 def _root_key(rng: Any) -> np.uint64:
-    """One 64-bit key from ``rng``: None = fresh OS entropy, an int seed, or a Generator."""
+    """One 64-bit key from ``rng``: None = fresh OS entropy, an int seed, a Generator, or a
+    SeedSequence (a new child per call, so two calls never share a key)."""
     if rng is None:
         return np.uint64(secrets.randbits(64))
     if isinstance(rng, np.random.Generator):
         gen = rng
+    elif isinstance(rng, np.random.SeedSequence):
+        gen = np.random.default_rng(rng.spawn(1)[0])
     elif isinstance(rng, int | np.integer) and not isinstance(rng, bool) and rng >= 0:
         gen = np.random.default_rng(int(rng))
     else:
         raise InvalidParameterError(
-            f"rng must be None, a non-negative int or a numpy Generator, got {rng!r}"
+            "rng must be None, a non-negative int, a numpy Generator or a SeedSequence, "
+            f"got {rng!r}"
         )
     return np.uint64(gen.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True))
 

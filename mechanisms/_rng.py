@@ -1,9 +1,11 @@
 """The randomness policy of docs/concepts.md.
 
 ``rng=None`` draws a fresh seed from the operating system (:mod:`secrets`), an ``int`` seeds a
-reproducible generator, and a :class:`numpy.random.Generator` is used as given.  A mechanism that
-draws more than once takes independent child streams from :func:`spawn`, never one stream reused
-for two purposes.
+reproducible generator, a :class:`numpy.random.Generator` is used as given (and advanced), and a
+:class:`numpy.random.SeedSequence` is *spawned*: every call takes a new child, so passing the same
+SeedSequence to two releases gives two independent draws, never the same noise twice.  A mechanism
+that draws more than once takes independent child streams from :func:`spawn`, never one stream
+reused for two purposes.
 
 Examples
 --------
@@ -12,6 +14,9 @@ Examples
 True
 >>> int(as_generator(3).integers(10**6)) == int(as_generator(3).integers(10**6))
 True
+>>> seq = np.random.SeedSequence(5)
+>>> int(as_generator(seq).integers(10**9)) == int(as_generator(seq).integers(10**9))
+False
 """
 
 from __future__ import annotations
@@ -32,13 +37,15 @@ def _seed_sequence(rng: RNGLike) -> np.random.SeedSequence:
     if rng is None:
         return np.random.SeedSequence(secrets.randbits(128))
     if isinstance(rng, np.random.SeedSequence):
-        return rng
+        # A fresh child per call: reusing the sequence itself would repeat the same noise.
+        return rng.spawn(1)[0]
     if isinstance(rng, int | np.integer) and not isinstance(rng, bool):
         if rng < 0:
             raise InvalidParameterError(f"an integer rng seed must be >= 0, got {rng}")
         return np.random.SeedSequence(int(rng))
     raise InvalidParameterError(
-        f"rng must be None, a non-negative int or a numpy Generator, got {type(rng).__name__}"
+        "rng must be None, a non-negative int, a numpy Generator or a SeedSequence, "
+        f"got {type(rng).__name__}"
     )
 
 

@@ -60,12 +60,14 @@ from mechanisms._result import Release
 from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.gem import Selection, gem, gem_probabilities
+from mechanisms.gem_tail import LinearTailGEM
 from mechanisms.laplace import continuous_shift, laplace_lower_bound, laplace_scale
 from mechanisms.noise import NoiseMode, float_laplace, warn_unsafe
 
 __all__ = [
     "COUNTINGS",
     "DEGREE_PERCENTILE",
+    "DENSE_ELL_MAX",
     "NOISE_MODES",
     "PRIVATE_SELECTIONS",
     "SELECTIONS",
@@ -94,6 +96,9 @@ NOISE_MODES: tuple[str, ...] = ("exact", "float")
 #: The degree percentile of ``selection="percentile"`` (Knop & Steinke §4.2, Tables 4–7).
 DEGREE_PERCENTILE = 90.0
 _MAX_ELL = 2**31 - 1  # the matching solvers' limit
+#: Up to this ℓ_max GEM runs on the full candidate list; beyond it on the head up to the largest
+#: degree plus a closed-form tail (:mod:`mechanisms.gem_tail`), with the same distribution.
+DENSE_ELL_MAX = 1 << 16
 
 
 @dataclass(frozen=True)
@@ -207,16 +212,34 @@ class DistinctCountResult(Release):
 
 
 def _check_parameters(
-    epsilon: float, beta: float, ell_max: int, counting: str, selection: str, noise: str
+    epsilon: float,
+    beta: float,
+    ell_max: int,
+    counting: str,
+    selection: str,
+    noise: str,
+    diagnostics: bool = False,
 ) -> tuple[float, float, int]:
     check_choice(counting, "counting", COUNTINGS)
     check_choice(selection, "selection", SELECTIONS)
     check_choice(noise, "noise", NOISE_MODES)
-    return (
+    checked = (
         check_epsilon(epsilon),
         check_beta(beta),
         check_positive_int(ell_max, "ell_max", maximum=_MAX_ELL),
     )
+    if checked[2] > DENSE_ELL_MAX:  # only the exponential GEM has a closed-form tail
+        if selection == "gem_permute_and_flip":
+            raise InvalidParameterError(
+                f"selection='gem_permute_and_flip' supports ell_max <= {DENSE_ELL_MAX}, got "
+                f"{ell_max}; use selection='gem' (any ell_max up to {_MAX_ELL})"
+            )
+        if diagnostics:
+            raise InvalidParameterError(
+                f"diagnostics=True keeps arrays of length ell_max: it needs ell_max <= "
+                f"{DENSE_ELL_MAX}, got {ell_max}"
+            )
+    return checked
 
 
 def _degree_ell(degrees: np.ndarray, selection: str) -> int:
@@ -231,17 +254,22 @@ def _degree_ell(degrees: np.ndarray, selection: str) -> int:
 
 
 def curve_length(degrees: npt.ArrayLike, ell_max: int, selection: str) -> int:
-    """How many points of DC(D;ℓ) a selection needs: ℓ_max, or more for the degree rules.
+    """How many points of DC(D;ℓ) a selection needs: ℓ_max, or more for the degree rules, but
+    never more than the largest degree (from there on DC(D;ℓ) = DC(D) is constant).
 
     Examples
     --------
     >>> curve_length([3, 250, 4], 100, "max_degree"), curve_length([3, 250, 4], 100, "gem")
     (250, 100)
+    >>> curve_length([3, 250, 4], 2**31 - 1, "gem")
+    250
     """
     check_choice(selection, "selection", SELECTIONS)
+    deg = np.asarray(degrees)
+    flat_from = max(1, int(deg.max())) if deg.size else 1
     if selection in ("max_degree", "percentile"):
-        return max(ell_max, _degree_ell(np.asarray(degrees), selection))
-    return ell_max
+        return min(max(ell_max, _degree_ell(deg, selection)), flat_from)
+    return min(ell_max, flat_from)
 
 
 def _utilities(curve: np.ndarray, ell_max: int, count_epsilon: float, beta: float) -> np.ndarray:
@@ -300,7 +328,9 @@ def dp_distinct_count_from_curve(
     >>> 1 <= r.ell <= 4, r.estimate <= 66
     (True, True)
     """
-    eps, b, ell_max = _check_parameters(epsilon, beta, ell_max, counting, selection, noise)
+    eps, b, ell_max = _check_parameters(
+        epsilon, beta, ell_max, counting, selection, noise, bool(diagnostics)
+    )
     curve_arr, degrees_arr = _check_curve(curve, degrees, ell_max, selection)
     _warn(noise, selection, "dp_distinct_count_from_curve")
     return _release(
@@ -373,20 +403,28 @@ def _release(
     # Algorithm 1: ε/2 for GEM, ε/2 for the count.  A non-private selection spends nothing,
     # so its count gets all of ε (as in the paper's comparison points, module docstring).
     count_eps = eps / 2 if private else eps
-    utilities = _utilities(curve_arr, ell_max, count_eps, b)
+    if curve_arr.size < ell_max and ell_max <= DENSE_ELL_MAX:
+        # The curve stops at the largest degree, where DC(D;ℓ) = DC(D) stays (curve_length).
+        curve_arr = np.pad(curve_arr, (0, ell_max - curve_arr.size), mode="edge")
+    head = min(ell_max, curve_arr.size)  # < ℓ_max only beyond DENSE_ELL_MAX
+    utilities = _utilities(curve_arr, head, count_eps, b)
     probabilities = None
-    if private:
+    if private and head < ell_max:  # exponential GEM on the head plus its closed-form tail
+        slope = math.log(1 / (2 * b)) / count_eps  # q_ℓ = DC(D) − slope·ℓ past the head
+        tail = LinearTailGEM(utilities, float(curve_arr[-1]), slope, ell_max, eps / 2, b)
+        ell = tail.sample(selection_rng)
+    elif private:
         sampler: Selection = "exponential" if selection == "gem" else "permute_and_flip"
         ells = np.arange(1, ell_max + 1, dtype=np.float64)  # Δ_ℓ = ℓ (Lemma A.1)
         ell = 1 + gem(utilities, ells, eps / 2, b, selection=sampler, rng=selection_rng)
         if diagnostics:
             probabilities = gem_probabilities(utilities, ells, eps / 2, b, selection=sampler)
     elif selection == "max_utility":
-        ell = 1 + int(np.argmax(utilities))  # the smallest maximiser
+        ell = 1 + int(np.argmax(utilities))  # the smallest maximiser (q falls past the head)
     else:
         ell = _degree_ell(degrees_arr, selection)
 
-    value = int(curve_arr[ell - 1])
+    value = int(curve_arr[min(ell, curve_arr.size) - 1])
     if noise == "exact":
         release = laplace_lower_bound(value, ell, count_eps, b, noise="exact", rng=noise_rng)
         estimate: int | float = int(release.estimate)
@@ -477,7 +515,9 @@ def dp_distinct_count(
         Failure probability in (0, ½): P[estimate > DC(D)] ≤ β.  Default 0.05, the 95% level
         of Knop & Steinke's experiments and the default of every mechanism here.
     ell_max
-        Largest contribution bound GEM may choose (a positive integer; the paper uses 100).
+        Largest contribution bound GEM may choose (a positive integer up to 2³¹ − 1; the paper
+        uses 100).  Memory is O(min(ℓ_max, largest degree)): past the largest degree the
+        utilities are a line that GEM samples in closed form (:mod:`mechanisms.gem_tail`).
     counting
         ``"matching"`` (Algorithm 1, exact DC(D;ℓ) by maximum matching), ``"greedy"``
         (Algorithm 2, linear time, a 2-approximation) or ``"sampling"`` (each person keeps ℓ
@@ -505,8 +545,9 @@ def dp_distinct_count(
     Raises
     ------
     InvalidParameterError
-        For ε not finite and > 0, β ∉ (0, ½), ℓ_max not a positive integer, an unknown
-        counting/selection/noise, or a ``graph`` that is not a PersonItemGraph.
+        For ε not finite and > 0, β ∉ (0, ½), ℓ_max not a positive integer ≤ 2³¹ − 1, an
+        unknown counting/selection/noise, a ``graph`` that is not a PersonItemGraph, or
+        ℓ_max > :data:`DENSE_ELL_MAX` with ``"gem_permute_and_flip"`` or ``diagnostics=True``.
 
     Notes
     -----
@@ -540,7 +581,9 @@ def dp_distinct_count(
     >>> r.epsilon, r.counting, r.selection, r.noise, r.secure, isinstance(r.estimate, int)
     (2.0, 'matching', 'gem', 'exact', True, True)
     """
-    eps, b, ell_max = _check_parameters(epsilon, beta, ell_max, counting, selection, noise)
+    eps, b, ell_max = _check_parameters(
+        epsilon, beta, ell_max, counting, selection, noise, bool(diagnostics)
+    )
     if not isinstance(graph, PersonItemGraph):
         raise InvalidParameterError(
             f"graph must be a dpcount.PersonItemGraph, got {type(graph).__name__}; build one "

@@ -55,6 +55,7 @@ __all__ = [
     "gem_normalized_scores_naive",
     "gem_probabilities",
     "gem_threshold",
+    "shifted_normalized_scores",
 ]
 
 Selection = Literal["exponential", "permute_and_flip"]
@@ -211,7 +212,11 @@ def gem_normalized_scores_naive(
     >>> gem_normalized_scores_naive([0.0, 3.0], [1.0, 1.0], epsilon=1.0, beta=0.5).tolist()
     [-1.5, 0.0]
     """
-    a, d = _shifted_scores(scores, sensitivities, epsilon, beta)
+    return _naive_scores(*_shifted_scores(scores, sensitivities, epsilon, beta))
+
+
+def _naive_scores(a: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """min_j (a_i − a_j)/(Δ_i + Δ_j) for every i by the m×m formula, in row blocks."""
     m = a.size
     out = np.empty(m)
     rows_per_block = max(1, _NAIVE_BLOCK // m)
@@ -226,9 +231,23 @@ def _scores(
 ) -> np.ndarray:
     """Normalized scores by whichever formula is faster: for a few candidates one m×m NumPy
     expression beats the envelope's Python loop and binary search (both give the same s)."""
-    if np.size(scores) <= _SMALL_M:
-        return gem_normalized_scores_naive(scores, sensitivities, epsilon, beta)
-    return gem_normalized_scores(scores, sensitivities, epsilon, beta)
+    return shifted_normalized_scores(*_shifted_scores(scores, sensitivities, epsilon, beta))
+
+
+def shifted_normalized_scores(a: np.ndarray, d: np.ndarray) -> np.ndarray:
+    """s_i = min_j (a_i − a_j)/(Δ_i + Δ_j) from the shifted scores a_i = q_i − tΔ_i.
+
+    For callers that fix t themselves (:mod:`mechanisms.gem_tail`, where m exceeds the number
+    of candidates held in memory).  Small m: the m×m formula; otherwise the envelope.
+
+    Examples
+    --------
+    >>> shifted_normalized_scores(np.array([0.0, 2.0]), np.array([1.0, 1.0])).tolist()
+    [-1.0, 0.0]
+    """
+    if a.size <= _SMALL_M:
+        return _naive_scores(a, d)
+    return _envelope_scores(a, d, _upper_envelope(a, d))
 
 
 def gem_probabilities(

@@ -342,7 +342,7 @@ def grouped_distinct_count(
         keys = _select_keys(bounded, eps_select, dlt, k, select_rng)
         bounded = bounded.select_groups(keys)
     # Every curve is flat from the largest degree on, so only that many columns are computed
-    # (a huge ℓ_max allocates nothing per ℓ here); the flat tail is restored per group below.
+    # (a huge ℓ_max allocates nothing per ℓ); GEM handles the flat tail in closed form.
     width = max(1, min(ell_max, int(np.diff(bounded.indptr).max(initial=0))))
     curves = grouped_curves(bounded, width, _METHODS[counting], rng=curve_rng)
     group_beta = b / max(1, len(keys)) if family_wise else b
@@ -353,7 +353,7 @@ def grouped_distinct_count(
         g = bounded.group_index(key)
         curve = curves[g] if g >= 0 else empty
         r = dp_distinct_count_from_curve(
-            np.pad(curve, (0, ell_max - width), mode="edge") if width < ell_max else curve,
+            curve,  # flat beyond its end: dp_distinct_count_from_curve handles the tail
             no_degrees,
             # Knop & Steinke Alg. 1 at ε_count/k: one person touches ≤ k groups, so the
             # touched releases compose to ε_count (docs/grouped.md, composition argument).

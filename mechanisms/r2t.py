@@ -61,6 +61,8 @@ from mechanisms.noise import NoiseMode, discrete_laplace, float_laplace, warn_un
 __all__ = ["R2TResult", "r2t", "r2t_loss", "r2t_thresholds", "truncated_counts"]
 
 NOISE_MODES = ("exact", "float")
+#: Most thresholds R2T splits its budget over (log_base GS; 2 ≤ base gives at most 63).
+MAX_THRESHOLDS = 10_000
 
 
 def r2t_thresholds(max_contribution: int, base: float = 2) -> tuple[int, ...]:
@@ -85,6 +87,11 @@ def r2t_thresholds(max_contribution: int, base: float = 2) -> tuple[int, ...]:
         raise InvalidParameterError(f"base must be a real number > 1, got {base!r}")
     if not (math.isfinite(base) and base > 1):
         raise InvalidParameterError(f"base must be a finite number > 1, got {base!r}")
+    if math.log(gs) / math.log(base) > MAX_THRESHOLDS:
+        raise InvalidParameterError(
+            f"base={base!r} is too close to 1: R2T would use about "
+            f"{math.log(gs) / math.log(base):,.0f} thresholds (at most {MAX_THRESHOLDS:,})"
+        )
     ratio = Fraction(base)  # exact binary value: no rounding in the comparisons below
     thresholds: list[int] = []
     power = ratio

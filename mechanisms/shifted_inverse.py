@@ -62,6 +62,8 @@ __all__ = [
 INVERSES = ("lp", "exact")
 # A grid is materialised as float64 (8 bytes a point); 2·10⁷ points is 160 MB.
 MAX_GRID_POINTS = 20_000_001
+#: Largest shift τ = ⌈(2/ε)·ln(|Y|/β)⌉ planned: 2τ + 1 inverse values (ε ≳ 3e-5, default grid).
+MAX_TAU = 1_000_000
 
 
 # --------------------------------------------------------------------------------------------
@@ -344,10 +346,19 @@ def plan_shifted_inverse(
     check_choice(inverse, "inverse", INVERSES)
     grid = output_grid(upper, step, log_domain)
     tau = tau_for(eps, b, grid.size)
+    if tau > MAX_TAU:
+        raise InvalidParameterError(
+            f"epsilon={epsilon!r} is too small for the shifted inverse: the shift tau = {tau:,} "
+            f"exceeds MAX_TAU = {MAX_TAU:,} (it needs 2*tau + 1 inverse values)"
+        )
+    # Removing all n persons leaves nothing: f̌_j is the same for every j ≥ n, so compute up to
+    # min(2τ, n) and repeat the last value.
+    j_max = min(2 * tau, graph.n_persons)
     if inverse == "exact":
-        values = exact_inverse(graph, 2 * tau).astype(float)
+        values = exact_inverse(graph, j_max).astype(float)
     else:
-        values = lp_inverse(graph, 2 * tau)
+        values = lp_inverse(graph, j_max)
+    values = np.pad(values, (0, 2 * tau - j_max), mode="edge")
     return plan_from_inverse(values, grid, eps, b, tau, inverse)
 
 
@@ -454,8 +465,8 @@ def shifted_inverse(
     Raises
     ------
     InvalidParameterError
-        For ε ≤ 0, β ∉ (0, ½), a bad grid, an unknown inverse, or too many persons for
-        ``inverse="exact"``.
+        For ε ≤ 0, β ∉ (0, ½), a bad grid, an unknown inverse, too many persons for
+        ``inverse="exact"``, or a shift τ above :data:`MAX_TAU` (ε too small).
 
     Notes
     -----

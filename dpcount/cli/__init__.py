@@ -16,7 +16,9 @@ Results go to stdout, everything else (summaries, notes, warnings, progress) to 
 progress indicator appears on a terminal only, for steps longer than about two seconds, and never
 with ``--json``.  User errors (bad options, a missing column, an unreadable file, an unknown data
 set) print one line ``dpcount COMMAND: error: ...`` to stderr and exit with status 2; no
-traceback.  Programming errors are not caught.
+traceback.  Programming errors are not caught.  On a terminal that cannot encode the Greek
+letters and signs, they are spelled in ASCII ("eps", "<=", "beta", "delta", "ell";
+:mod:`dpcount.cli._output`).
 
 Examples
 --------
@@ -49,6 +51,7 @@ from dpcount.errors import DPCountError
 
 from . import _count, _curve, _datasets, _union
 from ._common import UserError
+from ._output import ascii_fallback
 
 __all__ = ["build_parser", "main"]
 
@@ -87,7 +90,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status."""
+    """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status.
+
+    Output that the terminal cannot encode is spelled in ASCII ("eps", "<="), never a traceback.
+    """
+    with ascii_fallback():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)

@@ -38,6 +38,9 @@ from mechanisms.set_union.weighted import basic_weights
 
 __all__ = ["dp_sips", "round_shares"]
 
+#: Most rounds dp_sips runs (each is a full pass over the data; the paper uses R ≤ 10).
+MAX_ROUNDS = 1000
+
 
 def round_shares(rounds: int, ratio: float) -> np.ndarray:
     """Budget share of each round, ∝ ratio^(R−1−i) for i = 0..R−1 (docs/algorithms.md §6).
@@ -49,7 +52,7 @@ def round_shares(rounds: int, ratio: float) -> np.ndarray:
     >>> round_shares(2, 1.0).tolist()
     [0.5, 0.5]
     """
-    r = check_positive_int(rounds, "rounds")
+    r = check_positive_int(rounds, "rounds", maximum=MAX_ROUNDS)
     q = check_epsilon(ratio, "ratio")  # finite and > 0
     raw = q ** np.arange(r - 1, -1, -1, dtype=float)
     return raw / raw.sum()

@@ -228,7 +228,10 @@ def test_from_curve_warns_like_the_public_function():
 
 def test_from_curve_checks_the_curve_length():
     with pytest.raises(InvalidParameterError, match=r"1\.\.5"):
-        dp_distinct_count_from_curve([1, 2, 3], [1, 2], 1.0, ell_max=5)
+        dp_distinct_count_from_curve([1, 2, 3], [1, 7], 1.0, ell_max=5)
+    # DC(D;ℓ) is flat from the largest degree on: the curve need not go further.
+    r = dp_distinct_count_from_curve([1, 2], [1, 2], 1.0, ell_max=5, selection_rng=0, noise_rng=0)
+    assert 1 <= r.ell <= 5
     with pytest.raises(InvalidParameterError, match=r"1\.\.30"):
         # max_degree needs DC(D;30); the public function computes it, a caller must too.
         dp_distinct_count_from_curve(

@@ -11,9 +11,12 @@ from mechanisms._rng import as_generator, spawn
 
 def test_seeds_are_reproducible_and_none_is_fresh():
     assert as_generator(3).integers(10**9) == as_generator(3).integers(10**9)
+    # A SeedSequence is spawned: reproducible from fresh objects, fresh on every reuse.
     assert as_generator(np.random.SeedSequence(3)).integers(10**9) == (
-        as_generator(3).integers(10**9)
+        np.random.default_rng(np.random.SeedSequence(3).spawn(1)[0]).integers(10**9)
     )
+    seq = np.random.SeedSequence(3)
+    assert as_generator(seq).integers(2**62) != as_generator(seq).integers(2**62)
     fresh = {int(as_generator(None).integers(2**62)) for _ in range(5)}
     assert len(fresh) == 5
     g = np.random.default_rng(0)

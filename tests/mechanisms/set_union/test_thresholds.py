@@ -103,9 +103,9 @@ def test_thresholds_meet_their_novel_item_guarantee(epsilon: float, delta: float
     assert rho_lu >= rho_l and rho_gu >= rho_g
 
 
-def test_threshold_chunking_gives_the_same_max(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_threshold_branch_and_bound_gives_the_same_max(monkeypatch: pytest.MonkeyPatch) -> None:
     expected = (laplace_threshold(0.5, 1e-6, 1000), gaussian_threshold(2.0, 1e-6, 1000))
-    monkeypatch.setattr(thresholds, "_CHUNK", 7)
+    monkeypatch.setattr(thresholds, "_SCAN", 7)  # split and prune down to 7-point intervals
     assert (laplace_threshold(0.5, 1e-6, 1000), gaussian_threshold(2.0, 1e-6, 1000)) == expected
 
 
