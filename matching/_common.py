@@ -22,6 +22,7 @@ from dpcount.validation import check_positive_int
 
 __all__ = [
     "MAX_ELL",
+    "SMALL_GRAPH_PAIRS",
     "check_ell",
     "curve_from_values",
     "effective_ell",
@@ -32,6 +33,10 @@ __all__ = [
 # Capacities go to SciPy as int32; larger values wrap silently there (algorithms.md §1 pitfall),
 # so every method rejects them alike.  No person holds 2³¹ items, so nothing real is lost.
 MAX_ELL = 2**31 - 1
+
+# Graphs with fewer pairs run the compiled kernels' code interpreted (dpcount._jit): about
+# 2 µs per pair, so ≤ 0.1 s here, where compiling the incremental kernel takes ~3 s once.
+SMALL_GRAPH_PAIRS = 50_000
 
 
 def check_ell(ell: Any, name: str = "ell") -> int:

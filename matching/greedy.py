@@ -22,15 +22,15 @@ Examples
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import kernel
 from dpcount.graph import PersonItemGraph
-from matching._common import check_ell, effective_ell, fill_curve
+from matching._common import SMALL_GRAPH_PAIRS, check_ell, effective_ell, fill_curve
 
 __all__ = ["greedy_assignment", "greedy_curve", "greedy_value"]
 
 
-@njit(cache=True)
+@kernel("(ro(int64[::1]), ro(int32[::1]), int64, int64)", interpret_below=SMALL_GRAPH_PAIRS)
 def _greedy_rounds(
     indptr: np.ndarray, indices: np.ndarray, n_items: int, ell_max: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -78,7 +78,8 @@ def _greedy_rounds(
 def _run(graph: PersonItemGraph, ell_max: int) -> tuple[np.ndarray, np.ndarray]:
     # After max-degree rounds every person has run out of items: no more rounds needed.
     ell_run = effective_ell(graph, ell_max)
-    return _greedy_rounds(graph.indptr, graph.indices, graph.n_items, ell_run)
+    run = _greedy_rounds.select(graph.n_pairs)  # small graphs: interpreted, no compilation
+    return run(graph.indptr, graph.indices, graph.n_items, ell_run)
 
 
 def greedy_curve(graph: PersonItemGraph, ell_max: int) -> np.ndarray:

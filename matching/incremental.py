@@ -34,15 +34,18 @@ Examples
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import kernel
 from dpcount.graph import PersonItemGraph
-from matching._common import check_ell, effective_ell, fill_curve
+from matching._common import SMALL_GRAPH_PAIRS, check_ell, effective_ell, fill_curve
 
 __all__ = ["incremental_assignment", "incremental_curve", "incremental_value"]
 
 
-@njit(cache=True)
+@kernel(
+    "(int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1], boolean[::1], int64[::1],"
+    " int64, int64[::1], int64, int64[::1], int64[::1], int64[::1])"
+)
 def _augment(
     start: int,
     indptr: np.ndarray,
@@ -76,13 +79,9 @@ def _augment(
         u = stack_person[top]
         end = indptr[u + 1]
         # A free item of u ends the path.  Items before pointer[u] are owned (never freed).
-        q = pointer[u]
-        while q < end and owner[indices[q]] != -1:
-            q += 1
-        pointer[u] = q
-        if q < end:
-            owner[indices[q]] = u
-            pointer[u] = q + 1
+        if _has_free_item(u, indptr, indices, owner, pointer):
+            owner[indices[pointer[u]]] = u
+            pointer[u] += 1
             for t in range(top, 0, -1):  # each person on the path takes its successor's item
                 owner[stack_via[t]] = stack_person[t - 1]
             return True, n_visited
@@ -110,7 +109,7 @@ def _augment(
     return False, n_visited
 
 
-@njit(cache=True)
+@kernel("(int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1])")
 def _has_free_item(
     u: int, indptr: np.ndarray, indices: np.ndarray, owner: np.ndarray, pointer: np.ndarray
 ) -> bool:
@@ -123,7 +122,10 @@ def _has_free_item(
     return q < end
 
 
-@njit(cache=True)
+@kernel(
+    "(int64[::1], int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1], boolean[::1],"
+    " int64[::1], int64[::1], int64, int64[::1])"
+)
 def _layers(
     pending: np.ndarray,
     n_pending: int,
@@ -172,7 +174,10 @@ def _layers(
     return found, tail
 
 
-@njit(cache=True)
+@kernel(
+    "(int64, int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1], boolean[::1],"
+    " int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1])"
+)
 def _augment_layered(
     start: int,
     target: int,
@@ -236,7 +241,7 @@ def _augment_layered(
     return False
 
 
-@njit(cache=True)
+@kernel("(ro(int64[::1]), ro(int32[::1]), int64, int64)", interpret_below=SMALL_GRAPH_PAIRS)
 def _incremental_kernel(
     indptr: np.ndarray, indices: np.ndarray, n_items: int, ell_max: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -272,19 +277,14 @@ def _incremental_kernel(
         n_pending = 0
         for a in range(n_active):
             p = active[a]
-            end = indptr[p + 1]
-            q = pointer[p]
-            while q < end and owner[indices[q]] != -1:
-                q += 1
-            if q < end:
-                owner[indices[q]] = p
-                q += 1
+            if _has_free_item(p, indptr, indices, owner, pointer):
+                owner[indices[pointer[p]]] = p
+                pointer[p] += 1
                 load[p] += 1
                 size += 1
             else:
                 pending[n_pending] = p
                 n_pending += 1
-            pointer[p] = q
         # 2. One round of depth-first searches sharing a visit stamp: cheap when paths are short.
         if n_pending > 0 and size < n_items:
             current += 1
@@ -361,7 +361,9 @@ def _incremental_kernel(
 def _run(graph: PersonItemGraph, ell_max: int) -> tuple[np.ndarray, np.ndarray]:
     # Beyond the max degree the curve is flat, so the kernel never needs more phases.
     ell_run = effective_ell(graph, ell_max)
-    return _incremental_kernel(graph.indptr, graph.indices, graph.n_items, ell_run)
+    # Small graphs run the same code interpreted: no compilation on a first call.
+    run = _incremental_kernel.select(graph.n_pairs)
+    return run(graph.indptr, graph.indices, graph.n_items, ell_run)
 
 
 def incremental_curve(graph: PersonItemGraph, ell_max: int) -> np.ndarray:

@@ -32,8 +32,8 @@ import secrets
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import kernel
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from matching._common import check_ell, effective_ell, fill_curve
@@ -123,7 +123,7 @@ def _root_key(rng: Any) -> np.uint64:
     return np.uint64(gen.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True))
 
 
-@njit(cache=True)
+@kernel("(uint64,)")
 def _mix64(z: np.uint64) -> np.uint64:
     """SplitMix64's output function on one value (the compiled twin of :func:`_mix`)."""
     z = z + np.uint64(0x9E3779B97F4A7C15)
@@ -132,7 +132,7 @@ def _mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@kernel("(ro(int64[:]), ro(int32[:]), ro(uint64[:]), ro(uint64[:]))")
 def _ranks_kernel(
     indptr: np.ndarray, indices: np.ndarray, person_keys: np.ndarray, item_keys: np.ndarray
 ) -> np.ndarray:
@@ -191,10 +191,15 @@ def keyed_pair_ranks(
     if indices.size == 0:
         return np.zeros(0, dtype=np.int64)
     person_keys = _mix(label_keys(person_labels) ^ np.uint64(key))
-    return _ranks_kernel(indptr, indices, person_keys, label_keys(item_labels))
+    return _ranks_kernel(
+        np.asarray(indptr, dtype=np.int64),
+        np.asarray(indices, dtype=np.int32),
+        person_keys,
+        label_keys(item_labels),
+    )
 
 
-@njit(cache=True)
+@kernel("(ro(int32[:]), ro(int64[:]), int64, int64)")
 def _best_ranks(indices: np.ndarray, ranks: np.ndarray, n_items: int, cap: int) -> np.ndarray:
     """Per item, the smallest rank any holder gives it, capped at ``cap``."""
     best = np.full(n_items, cap, dtype=np.int64)

@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import kernel
 from dpcount.graph import PersonItemGraph
 from matching.sampling import keyed_pair_ranks
 
@@ -150,7 +150,7 @@ def cap_contributions_keyed(
     return CappedSets(indptr, sets.indices[keep], sets.n_items)
 
 
-@njit(cache=True)
+@kernel("(ro(int64[:]), ro(int32[:]), ro(int64[:]), ro(int64[:]), int64)")
 def _partial_shuffles(
     indptr: np.ndarray,
     indices: np.ndarray,
