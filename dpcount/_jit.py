@@ -45,6 +45,7 @@ from typing import Any
 __all__ = [
     "CACHE_ENV",
     "INTERPRETED_BUDGET_CALLS",
+    "SMALL_PAIRS",
     "Kernel",
     "cache_dir",
     "default_cache_dir",
@@ -53,6 +54,10 @@ __all__ = [
 
 #: The environment variable numba reads its cache directory from.
 CACHE_ENV = "NUMBA_CACHE_DIR"
+#: Inputs with fewer (person, item) pairs run a per-pair kernel interpreted (about 1–2 µs per
+#: pair, so ≤ 0.1 s) where compiling costs ~1–3 s per kernel: the ``interpret_below`` of the
+#: graph kernels in ``matching`` and ``mechanisms.set_union``.
+SMALL_PAIRS = 50_000
 #: A kernel runs interpreted for small inputs until it has done this many largest-small calls'
 #: worth of work in the process; then compiling pays off (see :meth:`Kernel.select`).
 INTERPRETED_BUDGET_CALLS = 20

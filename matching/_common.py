@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from dpcount._jit import SMALL_PAIRS
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_positive_int
 
@@ -34,9 +35,9 @@ __all__ = [
 # so every method rejects them alike.  No person holds 2³¹ items, so nothing real is lost.
 MAX_ELL = 2**31 - 1
 
-# Graphs with fewer pairs run the compiled kernels' code interpreted (dpcount._jit): about
-# 2 µs per pair, so ≤ 0.1 s here, where compiling the incremental kernel takes ~3 s once.
-SMALL_GRAPH_PAIRS = 50_000
+# Graphs with fewer pairs run the compiled kernels' code interpreted (dpcount._jit): ≤ 0.1 s
+# here, where compiling the incremental kernel takes ~3 s once.
+SMALL_GRAPH_PAIRS = SMALL_PAIRS
 
 
 def check_ell(ell: Any, name: str = "ell") -> int:

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcount._jit import kernel
+from dpcount._jit import SMALL_PAIRS, kernel
 from dpcount.graph import PersonItemGraph
 from matching.sampling import keyed_pair_ranks
 
@@ -120,7 +120,8 @@ def cap_contributions(sets: CappedSets, max_items: int, rng: np.random.Generator
     offsets = rng.integers(0, bounds).reshape(-1)
     indptr = np.zeros_like(sets.indptr)
     np.cumsum(np.minimum(degrees, max_items), out=indptr[1:])
-    indices = _partial_shuffles(sets.indptr, sets.indices, indptr, offsets, max_items)
+    shuffles = _partial_shuffles.select(sets.indices.size)  # small inputs: interpreted
+    indices = shuffles(sets.indptr, sets.indices, indptr, offsets, max_items)
     return CappedSets(indptr, indices, sets.n_items)
 
 
@@ -150,7 +151,9 @@ def cap_contributions_keyed(
     return CappedSets(indptr, sets.indices[keep], sets.n_items)
 
 
-@kernel("(ro(int64[:]), ro(int32[:]), ro(int64[:]), ro(int64[:]), int64)")
+@kernel(
+    "(ro(int64[:]), ro(int32[:]), ro(int64[:]), ro(int64[:]), int64)", interpret_below=SMALL_PAIRS
+)
 def _partial_shuffles(
     indptr: np.ndarray,
     indices: np.ndarray,

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dpcount._jit import Kernel, kernel
+from dpcount._jit import SMALL_PAIRS, Kernel, kernel
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice
 from mechanisms._rng import RNGLike
@@ -43,11 +43,8 @@ from mechanisms.set_union.result import SetUnionResult
 
 __all__ = ["l1_descent_weights", "l2_descent_weights", "policy_gaussian", "policy_laplace"]
 
-# Below this many (person, item) pairs the descent loops run interpreted: no compilation.
-SMALL_SETS = 20_000
 
-
-@kernel("(ro(int64[:]), ro(int32[:]), ro(int64[:]), float64, int64)", interpret_below=SMALL_SETS)
+@kernel("(ro(int64[:]), ro(int32[:]), ro(int64[:]), float64, int64)", interpret_below=SMALL_PAIRS)
 def _l1_descent(
     indptr: np.ndarray, indices: np.ndarray, order: np.ndarray, cutoff: float, n_items: int
 ) -> np.ndarray:  # pragma: no cover - compiled
@@ -92,7 +89,7 @@ def _l1_descent(
     return h
 
 
-@kernel("(ro(int64[:]), ro(int32[:]), ro(int64[:]), float64, int64)", interpret_below=SMALL_SETS)
+@kernel("(ro(int64[:]), ro(int32[:]), ro(int64[:]), float64, int64)", interpret_below=SMALL_PAIRS)
 def _l2_descent(
     indptr: np.ndarray, indices: np.ndarray, order: np.ndarray, cutoff: float, n_items: int
 ) -> np.ndarray:  # pragma: no cover - compiled
