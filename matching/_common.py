@@ -13,7 +13,7 @@ dpcount.errors.InvalidParameterError: ell must be a positive integer, got 2.0
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -24,6 +24,7 @@ from dpcount.validation import check_positive_int
 __all__ = [
     "MAX_ELL",
     "SMALL_GRAPH_PAIRS",
+    "Solver",
     "check_ell",
     "curve_from_values",
     "effective_ell",
@@ -38,6 +39,19 @@ MAX_ELL = 2**31 - 1
 # Graphs with fewer pairs run the compiled kernels' code interpreted (dpcount._jit): ≤ 0.1 s
 # here, where compiling the incremental kernel takes ~3 s once.
 SMALL_GRAPH_PAIRS = SMALL_PAIRS
+
+
+class Solver(NamedTuple):
+    """One method's three entry points; each solver module exports one as ``SOLVER``.
+
+    ``curve(graph, ell_max)`` → int64 array of length ℓ_max, ``value(graph, ell)`` → int and
+    ``assignment(graph, ell)`` → item → person array (−1 for unused items).  The sampling
+    baseline's functions take ``rng`` as well.
+    """
+
+    curve: Callable[..., np.ndarray]
+    value: Callable[..., int]
+    assignment: Callable[..., np.ndarray]
 
 
 def check_ell(ell: Any, name: str = "ell") -> int:

@@ -25,7 +25,7 @@ import numpy as np
 
 from dpcount._jit import kernel
 from dpcount.graph import PersonItemGraph
-from matching._common import SMALL_GRAPH_PAIRS, check_ell, effective_ell, fill_curve
+from matching._common import SMALL_GRAPH_PAIRS, Solver, check_ell, effective_ell, fill_curve
 
 __all__ = ["greedy_assignment", "greedy_curve", "greedy_value"]
 
@@ -131,3 +131,7 @@ def greedy_assignment(graph: PersonItemGraph, ell: int) -> np.ndarray:
     """
     ell = check_ell(ell)
     return _run(graph, ell)[1]  # every take happened in a round ≤ ℓ
+
+
+#: This method's entry points for :mod:`matching.dispatch`.
+SOLVER = Solver(curve=greedy_curve, value=greedy_value, assignment=greedy_assignment)

@@ -37,7 +37,7 @@ import numpy as np
 
 from dpcount._jit import kernel
 from dpcount.graph import PersonItemGraph
-from matching._common import SMALL_GRAPH_PAIRS, check_ell, effective_ell, fill_curve
+from matching._common import SMALL_GRAPH_PAIRS, Solver, check_ell, effective_ell, fill_curve
 
 __all__ = ["incremental_assignment", "incremental_curve", "incremental_value"]
 
@@ -421,3 +421,7 @@ def incremental_assignment(graph: PersonItemGraph, ell: int) -> np.ndarray:
     """
     ell = check_ell(ell)
     return _run(graph, ell)[1]
+
+
+#: This method's entry points for :mod:`matching.dispatch`.
+SOLVER = Solver(curve=incremental_curve, value=incremental_value, assignment=incremental_assignment)

@@ -36,7 +36,7 @@ import numpy as np
 from dpcount._jit import kernel
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
-from matching._common import check_ell, effective_ell, fill_curve
+from matching._common import Solver, check_ell, effective_ell, fill_curve
 
 __all__ = [
     "keyed_pair_ranks",
@@ -272,3 +272,7 @@ def sampling_assignment(graph: PersonItemGraph, ell: int, rng: Any = None) -> np
     order = np.flatnonzero(sampled)[np.argsort(-ranks[sampled], kind="stable")]
     owner[items[order]] = persons[order]
     return owner
+
+
+#: This method's entry points for :mod:`matching.dispatch`.
+SOLVER = Solver(curve=sampling_curve, value=sampling_value, assignment=sampling_assignment)
