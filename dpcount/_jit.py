@@ -9,6 +9,9 @@ exactly once (a helper called with slightly different argument types would other
 compiled again) and the compiled code is written to numba's on-disk cache, where the next
 process finds it.
 
+A kernel calls only kernels of its own module: numba checks a cached kernel against its own
+source file only, so a helper from another file could change without the caller noticing.
+
 Where the cache lives
     If ``NUMBA_CACHE_DIR`` is set, numba uses it and dpcount does not touch it.  Otherwise,
     before importing numba, dpcount sets it to ``platformdirs.user_cache_dir("dpcount")/numba``
@@ -36,7 +39,6 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 import types
 from collections.abc import Callable, MutableMapping
 from pathlib import Path
@@ -72,6 +74,8 @@ def default_cache_dir() -> Path:
 
 def _writable_dir(path: Path) -> bool:
     """Whether ``path`` exists (or can be created) and a file can be written in it."""
+    import tempfile
+
     try:
         path.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryFile(dir=path):

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from dpcount._jit import SMALL_PAIRS
+from dpcount._jit import SMALL_PAIRS, Kernel
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_positive_int
 
@@ -29,6 +29,7 @@ __all__ = [
     "curve_from_values",
     "effective_ell",
     "fill_curve",
+    "run_curve_kernel",
     "source_capacities",
 ]
 
@@ -84,6 +85,22 @@ def fill_curve(prefix: Sequence[int] | np.ndarray, ell_max: int) -> np.ndarray:
     out[:k] = np.asarray(prefix[:k], dtype=np.int64)
     out[k:] = out[k - 1] if k else 0
     return out
+
+
+def run_curve_kernel(
+    kernel: Kernel, graph: PersonItemGraph, ell_max: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Run a kernel ``(indptr, indices, n_items, ℓ_max) -> (sizes, owner)`` on the graph.
+
+    Runs ℓ only up to :func:`effective_ell`: beyond the max degree nothing changes, for the
+    exact curve (flat, docs/algorithms.md §1) as for the greedy rounds (everyone has run out
+    of items).  Graphs below ``SMALL_GRAPH_PAIRS`` pairs run it interpreted (no compilation).
+    """
+    run = kernel.select(graph.n_pairs)
+    result: tuple[np.ndarray, np.ndarray] = run(
+        graph.indptr, graph.indices, graph.n_items, effective_ell(graph, ell_max)
+    )
+    return result
 
 
 def source_capacities(graph: PersonItemGraph, ell: int) -> np.ndarray:

@@ -25,7 +25,7 @@ import numpy as np
 
 from dpcount._jit import kernel
 from dpcount.graph import PersonItemGraph
-from matching._common import SMALL_GRAPH_PAIRS, Solver, check_ell, effective_ell, fill_curve
+from matching._common import SMALL_GRAPH_PAIRS, Solver, check_ell, fill_curve, run_curve_kernel
 
 __all__ = ["greedy_assignment", "greedy_curve", "greedy_value"]
 
@@ -76,10 +76,7 @@ def _greedy_rounds(
 
 
 def _run(graph: PersonItemGraph, ell_max: int) -> tuple[np.ndarray, np.ndarray]:
-    # After max-degree rounds every person has run out of items: no more rounds needed.
-    ell_run = effective_ell(graph, ell_max)
-    run = _greedy_rounds.select(graph.n_pairs)  # small graphs: interpreted, no compilation
-    return run(graph.indptr, graph.indices, graph.n_items, ell_run)
+    return run_curve_kernel(_greedy_rounds, graph, ell_max)
 
 
 def greedy_curve(graph: PersonItemGraph, ell_max: int) -> np.ndarray:

@@ -37,9 +37,58 @@ import numpy as np
 
 from dpcount._jit import kernel
 from dpcount.graph import PersonItemGraph
-from matching._common import SMALL_GRAPH_PAIRS, Solver, check_ell, effective_ell, fill_curve
+from matching._common import SMALL_GRAPH_PAIRS, Solver, check_ell, fill_curve, run_curve_kernel
 
 __all__ = ["incremental_assignment", "incremental_curve", "incremental_value"]
+
+
+@kernel("(int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1])")
+def _has_free_item(
+    u: int, indptr: np.ndarray, indices: np.ndarray, owner: np.ndarray, pointer: np.ndarray
+) -> bool:
+    """Whether person u holds a free item; advances u's forward pointer past owned items."""
+    end = indptr[u + 1]
+    q = pointer[u]
+    while q < end and owner[indices[q]] != -1:
+        q += 1
+    pointer[u] = q
+    return q < end
+
+
+@kernel("(int64, ro(int32[::1]), int64[::1], int64[::1])")
+def _take_free_item(u: int, indices: np.ndarray, owner: np.ndarray, pointer: np.ndarray) -> None:
+    """u takes the free item at ``pointer[u]`` (found by :func:`_has_free_item`)."""
+    owner[indices[pointer[u]]] = u
+    pointer[u] += 1
+
+
+@kernel("(int64, int64[::1], int64[::1], int64[::1])")
+def _flip_path(
+    top: int, owner: np.ndarray, stack_person: np.ndarray, stack_via: np.ndarray
+) -> None:
+    """Along the augmenting path on the stack each person takes its successor's item."""
+    for t in range(top, 0, -1):
+        owner[stack_via[t]] = stack_person[t - 1]
+
+
+@kernel("(int64, int64, int64, int64, ro(int64[::1]), int64[::1], int64[::1], int64[::1])")
+def _push(
+    top: int,
+    s: int,
+    w: int,
+    j: int,
+    indptr: np.ndarray,
+    stack_person: np.ndarray,
+    stack_scan: np.ndarray,
+    stack_via: np.ndarray,
+) -> int:
+    """Descend from the person on top (to resume at position s) to w, reached via item j."""
+    stack_scan[top] = s
+    top += 1
+    stack_person[top] = w
+    stack_scan[top] = indptr[w]
+    stack_via[top] = j
+    return top
 
 
 @kernel(
@@ -80,10 +129,8 @@ def _augment(
         end = indptr[u + 1]
         # A free item of u ends the path.  Items before pointer[u] are owned (never freed).
         if _has_free_item(u, indptr, indices, owner, pointer):
-            owner[indices[pointer[u]]] = u
-            pointer[u] += 1
-            for t in range(top, 0, -1):  # each person on the path takes its successor's item
-                owner[stack_via[t]] = stack_person[t - 1]
+            _take_free_item(u, indices, owner, pointer)
+            _flip_path(top, owner, stack_person, stack_via)
             return True, n_visited
         # Otherwise follow an item owned by another live, unvisited person w (w may re-route).
         s = stack_scan[top]
@@ -96,30 +143,13 @@ def _augment(
                 stamp[w] = current
                 visited[n_visited] = w
                 n_visited += 1
-                stack_scan[top] = s
-                top += 1
-                stack_person[top] = w
-                stack_scan[top] = indptr[w]
-                stack_via[top] = j
+                top = _push(top, s, w, j, indptr, stack_person, stack_scan, stack_via)
                 pushed = True
                 break
         if not pushed:
             stack_scan[top] = s
             top -= 1
     return False, n_visited
-
-
-@kernel("(int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1])")
-def _has_free_item(
-    u: int, indptr: np.ndarray, indices: np.ndarray, owner: np.ndarray, pointer: np.ndarray
-) -> bool:
-    """Whether person u holds a free item; advances u's forward pointer past owned items."""
-    end = indptr[u + 1]
-    q = pointer[u]
-    while q < end and owner[indices[q]] != -1:
-        q += 1
-    pointer[u] = q
-    return q < end
 
 
 @kernel(
@@ -210,10 +240,8 @@ def _augment_layered(
         k = dist[u]
         if k == target:
             if _has_free_item(u, indptr, indices, owner, pointer):
-                owner[indices[pointer[u]]] = u
-                pointer[u] += 1
-                for t in range(top, 0, -1):  # each person on the path takes its successor's item
-                    owner[stack_via[t]] = stack_person[t - 1]
+                _take_free_item(u, indices, owner, pointer)
+                _flip_path(top, owner, stack_person, stack_via)
                 return True
             top -= 1  # its free item went to another path of this phase
             continue
@@ -228,11 +256,7 @@ def _augment_layered(
                 continue  # (w < 0 cannot happen below the target layer; guard anyway)
             if seen[w] == bfs and dist[w] == k + 1 and used[w] != bfs and not dead[w]:
                 used[w] = bfs
-                stack_scan[top] = s
-                top += 1
-                stack_person[top] = w
-                stack_scan[top] = indptr[w]
-                stack_via[top] = j
+                top = _push(top, s, w, j, indptr, stack_person, stack_scan, stack_via)
                 pushed = True
                 break
         if not pushed:
@@ -278,8 +302,7 @@ def _incremental_kernel(
         for a in range(n_active):
             p = active[a]
             if _has_free_item(p, indptr, indices, owner, pointer):
-                owner[indices[pointer[p]]] = p
-                pointer[p] += 1
+                _take_free_item(p, indices, owner, pointer)
                 load[p] += 1
                 size += 1
             else:
@@ -359,11 +382,7 @@ def _incremental_kernel(
 
 
 def _run(graph: PersonItemGraph, ell_max: int) -> tuple[np.ndarray, np.ndarray]:
-    # Beyond the max degree the curve is flat, so the kernel never needs more phases.
-    ell_run = effective_ell(graph, ell_max)
-    # Small graphs run the same code interpreted: no compilation on a first call.
-    run = _incremental_kernel.select(graph.n_pairs)
-    return run(graph.indptr, graph.indices, graph.n_items, ell_run)
+    return run_curve_kernel(_incremental_kernel, graph, ell_max)
 
 
 def incremental_curve(graph: PersonItemGraph, ell_max: int) -> np.ndarray:
