@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import matching
 from dpcount import PersonItemGraph
@@ -16,6 +17,7 @@ from dpcount.datasets import reddit_like
 from matching._common import SMALL_GRAPH_PAIRS, fill_curve
 from matching.greedy import _greedy_rounds
 from matching.incremental import _incremental_kernel
+from matching.sampling import _best_ranks, _mix, _ranks_kernel, label_keys
 from tests.strategies import graphs
 
 ELL_MAX = 8
@@ -63,3 +65,17 @@ def test_large_graphs_use_the_compiled_kernel() -> None:
     assert graph.n_pairs >= SMALL_GRAPH_PAIRS
     assert _incremental_kernel.select(graph.n_pairs) is _incremental_kernel.compiled
     assert matching.dc_curve(graph, 3).tolist() == matching.dc_curve(graph, 3, "flow").tolist()
+
+
+@settings(max_examples=60, deadline=None)
+@given(graphs(max_persons=9, max_items=10), st.integers(0, 2**64 - 1))
+def test_sampling_kernels_agree_interpreted_and_compiled(graph: PersonItemGraph, key: int) -> None:
+    person_keys = _mix(label_keys(graph.person_labels) ^ np.uint64(key))
+    args = (graph.indptr, graph.indices, person_keys, label_keys(graph.item_labels))
+    with np.errstate(over="ignore"):
+        small = _ranks_kernel.interpreted(*args)
+    ranks = _ranks_kernel.compiled(*args)
+    assert small.tolist() == ranks.tolist()
+    for cap in (1, 3, 8):
+        best = (graph.indices, ranks, graph.n_items, cap)
+        assert _best_ranks.interpreted(*best).tolist() == _best_ranks.compiled(*best).tolist()
