@@ -236,8 +236,22 @@ class Kernel:
     def __call__(self, *args: Any) -> Any:
         return self.compiled(*args)
 
+    def __reduce__(self) -> tuple[Callable[[str, str], Kernel], tuple[str, str]]:
+        """Pickle by reference (module and name), as functions are."""
+        return _kernel_named, (self.__module__, self.__qualname__)
+
     def __repr__(self) -> str:
         return f"<dpcount kernel {self.__module__}.{self.__qualname__}{self.signature}>"
+
+
+def _kernel_named(module: str, name: str) -> Kernel:
+    """The kernel ``module.name`` (what a pickled :class:`Kernel` refers to)."""
+    import importlib
+
+    found = getattr(importlib.import_module(module), name)
+    if not isinstance(found, Kernel):
+        raise TypeError(f"{module}.{name} is not a dpcount kernel")
+    return found
 
 
 def kernel(signature: str, *, interpret_below: int = 0) -> Callable[[Callable[..., Any]], Kernel]:

@@ -125,3 +125,11 @@ def test_a_kernel_rejects_arguments_outside_its_signature() -> None:
     assert first(np.arange(3)) == 0
     with pytest.raises(TypeError):
         first(np.arange(3, dtype=np.int32))
+
+
+def test_kernels_pickle_by_reference() -> None:
+    import pickle
+
+    from matching.incremental import _incremental_kernel
+
+    assert pickle.loads(pickle.dumps(_incremental_kernel)) is _incremental_kernel
