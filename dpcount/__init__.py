@@ -14,9 +14,7 @@ Examples
 
 from __future__ import annotations
 
-from importlib import import_module
-from typing import Any
-
+from dpcount._lazy import lazy_attributes
 from dpcount.errors import (
     BudgetExceededError,
     DataError,
@@ -55,14 +53,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    if name not in _LAZY:
-        raise AttributeError(f"module 'dpcount' has no attribute {name!r}")
-    module = import_module(_LAZY[name])
-    value = module if module.__name__ == f"dpcount.{name}" else getattr(module, name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY, __all__)

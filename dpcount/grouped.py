@@ -36,8 +36,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
+from dpcount._jit import SMALL_PAIRS, kernel
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import PersonItemGraph, _as_label_array, _contains, _encode, _readonly
 
@@ -107,7 +107,7 @@ class GroupedGraph:
         group_labels: npt.ArrayLike,
         item_labels: npt.ArrayLike,
     ) -> None:
-        values = (
+        values: tuple[np.ndarray, ...] = (
             np.array(group_indptr, dtype=np.int64),
             np.array(row_persons, dtype=np.int64),
             np.array(indptr, dtype=np.int64),
@@ -192,8 +192,8 @@ class GroupedGraph:
         gc = np.asarray(group_codes, dtype=np.int64)
         ic = np.asarray(item_codes, dtype=np.int64)
         if n_groups * n * m < 2**62:
-            keys = np.sort(_triple_keys(gc, pc, ic, n, m))
-            arrays = _csr_from_keys(keys, n, m, group_labels.size)
+            keys = np.sort(_triple_keys.select(gc.size)(gc, pc, ic, n, m))
+            arrays = _csr_from_keys.select(keys.size)(keys, n, m, group_labels.size)
             return cls._new(*arrays, person_labels, group_labels, item_labels)
         # Too many combinations for one int64 key: sort by the three columns.
         order = np.lexsort((ic, pc, gc))
@@ -499,7 +499,7 @@ def _offsets(ids: np.ndarray, size: int) -> np.ndarray:
     return out
 
 
-@njit(cache=True)
+@kernel("(ro(int64[:]), ro(int64[:]), ro(int64[:]), int64, int64)", interpret_below=SMALL_PAIRS)
 def _triple_keys(gc: np.ndarray, pc: np.ndarray, ic: np.ndarray, n: int, m: int) -> np.ndarray:
     """(group · n + person) · m + item for every triple, in one pass."""
     keys = np.empty(gc.size, dtype=np.int64)
@@ -508,7 +508,7 @@ def _triple_keys(gc: np.ndarray, pc: np.ndarray, ic: np.ndarray, n: int, m: int)
     return keys
 
 
-@njit(cache=True)
+@kernel("(ro(int64[:]), int64, int64, int64)", interpret_below=SMALL_PAIRS)
 def _csr_from_keys(
     keys: np.ndarray, n: int, m: int, n_groups: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:

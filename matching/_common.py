@@ -13,25 +13,46 @@ dpcount.errors.InvalidParameterError: ell must be a positive integer, got 2.0
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from dpcount._jit import SMALL_PAIRS, Kernel
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_positive_int
 
 __all__ = [
     "MAX_ELL",
+    "SMALL_GRAPH_PAIRS",
+    "Solver",
     "check_ell",
     "curve_from_values",
     "effective_ell",
     "fill_curve",
+    "run_curve_kernel",
     "source_capacities",
 ]
 
 # Capacities go to SciPy as int32; larger values wrap silently there (algorithms.md §1 pitfall),
 # so every method rejects them alike.  No person holds 2³¹ items, so nothing real is lost.
 MAX_ELL = 2**31 - 1
+
+# Graphs with fewer pairs run the compiled kernels' code interpreted (dpcount._jit): ≤ 0.1 s
+# here, where compiling the incremental kernel takes ~3 s once.
+SMALL_GRAPH_PAIRS = SMALL_PAIRS
+
+
+class Solver(NamedTuple):
+    """One method's three entry points; each solver module exports one as ``SOLVER``.
+
+    ``curve(graph, ell_max)`` → int64 array of length ℓ_max, ``value(graph, ell)`` → int and
+    ``assignment(graph, ell)`` → item → person array (−1 for unused items).  The sampling
+    baseline's functions take ``rng`` as well.
+    """
+
+    curve: Callable[..., np.ndarray]
+    value: Callable[..., int]
+    assignment: Callable[..., np.ndarray]
 
 
 def check_ell(ell: Any, name: str = "ell") -> int:
@@ -64,6 +85,22 @@ def fill_curve(prefix: Sequence[int] | np.ndarray, ell_max: int) -> np.ndarray:
     out[:k] = np.asarray(prefix[:k], dtype=np.int64)
     out[k:] = out[k - 1] if k else 0
     return out
+
+
+def run_curve_kernel(
+    kernel: Kernel, graph: PersonItemGraph, ell_max: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Run a kernel ``(indptr, indices, n_items, ℓ_max) -> (sizes, owner)`` on the graph.
+
+    Runs ℓ only up to :func:`effective_ell`: beyond the max degree nothing changes, for the
+    exact curve (flat, docs/algorithms.md §1) as for the greedy rounds (everyone has run out
+    of items).  Graphs below ``SMALL_GRAPH_PAIRS`` pairs run it interpreted (no compilation).
+    """
+    run = kernel.select(graph.n_pairs)
+    result: tuple[np.ndarray, np.ndarray] = run(
+        graph.indptr, graph.indices, graph.n_items, effective_ell(graph, ell_max)
+    )
+    return result
 
 
 def source_capacities(graph: PersonItemGraph, ell: int) -> np.ndarray:

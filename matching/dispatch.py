@@ -15,14 +15,13 @@ Examples
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice
-from matching._common import check_ell
+from matching._common import Solver, check_ell
 from matching.contributions import Contributions
 
 __all__ = [
@@ -41,30 +40,16 @@ APPROXIMATE_METHODS = ("greedy", "sampling")
 #: Every accepted ``method``; ``"auto"`` is the fastest exact one (``"incremental"``).
 METHODS = ("auto", *EXACT_METHODS, *APPROXIMATE_METHODS)
 
-# name -> (module, curve function, assignment function, single-ℓ value function)
-_SOLVERS: dict[str, tuple[str, str, str, str]] = {
-    "incremental": (
-        "matching.incremental",
-        "incremental_curve",
-        "incremental_assignment",
-        "incremental_value",
-    ),
-    "flow": ("matching.flow", "flow_curve", "flow_assignment", "flow_value"),
-    "hopcroft_karp": (
-        "matching.hopcroft_karp",
-        "hopcroft_karp_curve",
-        "hopcroft_karp_assignment",
-        "hopcroft_karp_value",
-    ),
-    "networkx": (
-        "matching.networkx_flow",
-        "networkx_curve",
-        "networkx_assignment",
-        "networkx_value",
-    ),
-    "igraph": ("matching.igraph_flow", "igraph_curve", "igraph_assignment", "igraph_value"),
-    "greedy": ("matching.greedy", "greedy_curve", "greedy_assignment", "greedy_value"),
-    "sampling": ("matching.sampling", "sampling_curve", "sampling_assignment", "sampling_value"),
+# name -> the module whose ``SOLVER`` (a matching._common.Solver) implements it; imported on
+# first use so that ``import matching`` loads neither networkx, igraph nor SciPy's csgraph.
+_SOLVER_MODULES: dict[str, str] = {
+    "incremental": "matching.incremental",
+    "flow": "matching.flow",
+    "hopcroft_karp": "matching.hopcroft_karp",
+    "networkx": "matching.networkx_flow",
+    "igraph": "matching.igraph_flow",
+    "greedy": "matching.greedy",
+    "sampling": "matching.sampling",
 }
 
 
@@ -73,10 +58,9 @@ def _resolve(method: Any) -> str:
     return "incremental" if name == "auto" else name
 
 
-def _function(method: str, which: int) -> Callable[..., Any]:
-    entry = _SOLVERS[method]
-    function: Callable[..., Any] = getattr(importlib.import_module(entry[0]), entry[which])
-    return function
+def _solver(method: str) -> Solver:
+    solver: Solver = importlib.import_module(_SOLVER_MODULES[method]).SOLVER
+    return solver
 
 
 def _check_graph(graph: Any) -> PersonItemGraph:
@@ -146,7 +130,7 @@ def dc_curve(
     graph = _check_graph(graph)
     ell_max = check_ell(ell_max, "ell_max")
     name = _resolve(method)
-    curve = _function(name, 1)(graph, ell_max, **_rng_kwargs(name, rng))
+    curve = _solver(name).curve(graph, ell_max, **_rng_kwargs(name, rng))
     return np.asarray(curve, dtype=np.int64)
 
 
@@ -165,11 +149,11 @@ def dc_value(graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: Any
     graph = _check_graph(graph)
     ell = check_ell(ell)
     name = _resolve(method)
-    return int(_function(name, 3)(graph, ell, **_rng_kwargs(name, rng)))
+    return int(_solver(name).value(graph, ell, **_rng_kwargs(name, rng)))
 
 
 def contributions(
-    graph: PersonItemGraph, ell: int, method: str = "flow", *, rng: Any = None
+    graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: Any = None
 ) -> Contributions:
     """A witness for DC(D;ℓ): which items each person contributes.
 
@@ -180,7 +164,9 @@ def contributions(
     ell
         The contribution bound ℓ ≥ 1.
     method
-        Any method of :func:`dc_curve`; an exact method gives a witness of size DC(D;ℓ).
+        Any method of :func:`dc_curve`, with the same default ``"auto"``
+        (= ``"incremental"``); an exact method gives a witness of size DC(D;ℓ).  Different
+        exact methods may pick different witnesses of the same size.
     rng
         Only for ``"sampling"``.
 
@@ -200,5 +186,5 @@ def contributions(
     graph = _check_graph(graph)
     ell = check_ell(ell)
     name = _resolve(method)
-    owner = _function(name, 2)(graph, ell, **_rng_kwargs(name, rng))
+    owner = _solver(name).assignment(graph, ell, **_rng_kwargs(name, rng))
     return Contributions(graph=graph, ell=ell, method=name, owner=owner)

@@ -19,7 +19,7 @@ import scipy.sparse
 from scipy.sparse.csgraph import maximum_flow
 
 from dpcount.graph import PersonItemGraph
-from matching._common import check_ell, curve_from_values, source_capacities
+from matching._common import Solver, check_ell, curve_from_values, source_capacities
 
 __all__ = ["flow_assignment", "flow_curve", "flow_network", "flow_value"]
 
@@ -138,3 +138,7 @@ def flow_assignment(graph: PersonItemGraph, ell: int) -> np.ndarray:
     picked = (block.data > 0) & (block.col > n)
     owner[block.col[picked] - n - 1] = block.row[picked]
     return owner
+
+
+#: This method's entry points for :mod:`matching.dispatch`.
+SOLVER = Solver(curve=flow_curve, value=flow_value, assignment=flow_assignment)

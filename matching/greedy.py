@@ -22,15 +22,15 @@ Examples
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import kernel
 from dpcount.graph import PersonItemGraph
-from matching._common import check_ell, effective_ell, fill_curve
+from matching._common import SMALL_GRAPH_PAIRS, Solver, check_ell, fill_curve, run_curve_kernel
 
 __all__ = ["greedy_assignment", "greedy_curve", "greedy_value"]
 
 
-@njit(cache=True)
+@kernel("(ro(int64[::1]), ro(int32[::1]), int64, int64)", interpret_below=SMALL_GRAPH_PAIRS)
 def _greedy_rounds(
     indptr: np.ndarray, indices: np.ndarray, n_items: int, ell_max: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -76,9 +76,7 @@ def _greedy_rounds(
 
 
 def _run(graph: PersonItemGraph, ell_max: int) -> tuple[np.ndarray, np.ndarray]:
-    # After max-degree rounds every person has run out of items: no more rounds needed.
-    ell_run = effective_ell(graph, ell_max)
-    return _greedy_rounds(graph.indptr, graph.indices, graph.n_items, ell_run)
+    return run_curve_kernel(_greedy_rounds, graph, ell_max)
 
 
 def greedy_curve(graph: PersonItemGraph, ell_max: int) -> np.ndarray:
@@ -130,3 +128,7 @@ def greedy_assignment(graph: PersonItemGraph, ell: int) -> np.ndarray:
     """
     ell = check_ell(ell)
     return _run(graph, ell)[1]  # every take happened in a round ≤ ℓ
+
+
+#: This method's entry points for :mod:`matching.dispatch`.
+SOLVER = Solver(curve=greedy_curve, value=greedy_value, assignment=greedy_assignment)

@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import SMALL_PAIRS, kernel
 from dpcount.grouped import GroupedGraph
 from dpcount.validation import check_choice
 from matching._common import check_ell
@@ -39,7 +39,7 @@ __all__ = ["GROUPED_METHODS", "grouped_curves", "local_items"]
 GROUPED_METHODS = ("auto", "incremental", "greedy", "sampling")
 
 
-@njit(cache=True)
+@kernel("(ro(int64[::1]), ro(int64[::1]), ro(int32[::1]), int64)", interpret_below=SMALL_PAIRS)
 def _local_items(
     group_indptr: np.ndarray, indptr: np.ndarray, indices: np.ndarray, n_items: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -69,7 +69,12 @@ def _local_items(
     return local, counts
 
 
-@njit(cache=True)
+# Calls the curve kernels of matching.greedy / matching.incremental: numba's cache checks only
+# this file, so clear the cache after changing those (see dpcount._jit).
+@kernel(
+    "(ro(int64[::1]), ro(int64[::1]), ro(int32[::1]), ro(int64[::1]), int64, boolean)",
+    interpret_below=SMALL_PAIRS,
+)
 def _curves(
     group_indptr: np.ndarray,
     indptr: np.ndarray,
@@ -110,7 +115,8 @@ def local_items(graph: GroupedGraph) -> tuple[np.ndarray, np.ndarray]:
     >>> [x.tolist() for x in local_items(g)]
     [[0, 0, 1], [1, 2]]
     """
-    return _local_items(graph.group_indptr, graph.indptr, graph.indices, graph.n_items)
+    run = _local_items.select(graph.indices.size)
+    return run(graph.group_indptr, graph.indptr, graph.indices, graph.n_items)
 
 
 def _sampling_curves(
@@ -128,8 +134,9 @@ def _sampling_curves(
     offsets = np.zeros(graph.n_groups + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     group_of_triple = np.repeat(graph.row_groups(), np.diff(graph.indptr))
-    cells = offsets[group_of_triple] + local  # (group, item) as one id
-    best = _best_ranks(cells, ranks, int(offsets[-1]), ell_max)
+    # (group, item) as one id; fewer ids than triples, so int32 like any item id.
+    cells = (offsets[group_of_triple] + local).astype(np.int32)
+    best = _best_ranks.select(cells.size)(cells, ranks, int(offsets[-1]), ell_max)
     group_of_cell = np.repeat(np.arange(graph.n_groups, dtype=np.int64), counts)
     table = np.bincount(
         group_of_cell * (ell_max + 1) + best, minlength=graph.n_groups * (ell_max + 1)
@@ -174,4 +181,5 @@ def grouped_curves(
     local, counts = local_items(graph)
     if name == "sampling":
         return _sampling_curves(graph, local, counts, ell_max, rng)
-    return _curves(graph.group_indptr, graph.indptr, local, counts, ell_max, name == "greedy")
+    run = _curves.select(local.size)
+    return run(graph.group_indptr, graph.indptr, local, counts, ell_max, name == "greedy")

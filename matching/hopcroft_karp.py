@@ -21,7 +21,7 @@ import scipy.sparse
 from scipy.sparse.csgraph import maximum_bipartite_matching
 
 from dpcount.graph import PersonItemGraph
-from matching._common import check_ell, curve_from_values
+from matching._common import Solver, check_ell, curve_from_values
 
 __all__ = [
     "copies_graph",
@@ -101,3 +101,9 @@ def hopcroft_karp_assignment(graph: PersonItemGraph, ell: int) -> np.ndarray:
     matched = row_of_item >= 0
     owner[matched] = row_person[row_of_item[matched]]
     return owner
+
+
+#: This method's entry points for :mod:`matching.dispatch`.
+SOLVER = Solver(
+    curve=hopcroft_karp_curve, value=hopcroft_karp_value, assignment=hopcroft_karp_assignment
+)

@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from dpcount.graph import PersonItemGraph
-from matching._common import check_ell, curve_from_values, source_capacities
+from matching._common import Solver, check_ell, curve_from_values, source_capacities
 
 __all__ = ["igraph_assignment", "igraph_curve", "igraph_network", "igraph_value"]
 
@@ -106,3 +106,7 @@ def igraph_assignment(graph: PersonItemGraph, ell: int) -> np.ndarray:
     used = pair_flow > 0
     owner[items[used]] = persons[used]
     return owner
+
+
+#: This method's entry points for :mod:`matching.dispatch`.
+SOLVER = Solver(curve=igraph_curve, value=igraph_value, assignment=igraph_assignment)

@@ -34,15 +34,67 @@ Examples
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import kernel
 from dpcount.graph import PersonItemGraph
-from matching._common import check_ell, effective_ell, fill_curve
+from matching._common import SMALL_GRAPH_PAIRS, Solver, check_ell, fill_curve, run_curve_kernel
 
 __all__ = ["incremental_assignment", "incremental_curve", "incremental_value"]
 
 
-@njit(cache=True)
+@kernel("(int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1])")
+def _has_free_item(
+    u: int, indptr: np.ndarray, indices: np.ndarray, owner: np.ndarray, pointer: np.ndarray
+) -> bool:
+    """Whether person u holds a free item; advances u's forward pointer past owned items."""
+    end = indptr[u + 1]
+    q = pointer[u]
+    while q < end and owner[indices[q]] != -1:
+        q += 1
+    pointer[u] = q
+    return q < end
+
+
+@kernel("(int64, ro(int32[::1]), int64[::1], int64[::1])")
+def _take_free_item(u: int, indices: np.ndarray, owner: np.ndarray, pointer: np.ndarray) -> None:
+    """u takes the free item at ``pointer[u]`` (found by :func:`_has_free_item`)."""
+    owner[indices[pointer[u]]] = u
+    pointer[u] += 1
+
+
+@kernel("(int64, int64[::1], int64[::1], int64[::1])")
+def _flip_path(
+    top: int, owner: np.ndarray, stack_person: np.ndarray, stack_via: np.ndarray
+) -> None:
+    """Along the augmenting path on the stack each person takes its successor's item."""
+    for t in range(top, 0, -1):
+        owner[stack_via[t]] = stack_person[t - 1]
+
+
+@kernel("(int64, int64, int64, int64, ro(int64[::1]), int64[::1], int64[::1], int64[::1])")
+def _push(
+    top: int,
+    s: int,
+    w: int,
+    j: int,
+    indptr: np.ndarray,
+    stack_person: np.ndarray,
+    stack_scan: np.ndarray,
+    stack_via: np.ndarray,
+) -> int:
+    """Descend from the person on top (to resume at position s) to w, reached via item j."""
+    stack_scan[top] = s
+    top += 1
+    stack_person[top] = w
+    stack_scan[top] = indptr[w]
+    stack_via[top] = j
+    return top
+
+
+@kernel(
+    "(int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1], boolean[::1], int64[::1],"
+    " int64, int64[::1], int64, int64[::1], int64[::1], int64[::1])"
+)
 def _augment(
     start: int,
     indptr: np.ndarray,
@@ -76,15 +128,9 @@ def _augment(
         u = stack_person[top]
         end = indptr[u + 1]
         # A free item of u ends the path.  Items before pointer[u] are owned (never freed).
-        q = pointer[u]
-        while q < end and owner[indices[q]] != -1:
-            q += 1
-        pointer[u] = q
-        if q < end:
-            owner[indices[q]] = u
-            pointer[u] = q + 1
-            for t in range(top, 0, -1):  # each person on the path takes its successor's item
-                owner[stack_via[t]] = stack_person[t - 1]
+        if _has_free_item(u, indptr, indices, owner, pointer):
+            _take_free_item(u, indices, owner, pointer)
+            _flip_path(top, owner, stack_person, stack_via)
             return True, n_visited
         # Otherwise follow an item owned by another live, unvisited person w (w may re-route).
         s = stack_scan[top]
@@ -97,11 +143,7 @@ def _augment(
                 stamp[w] = current
                 visited[n_visited] = w
                 n_visited += 1
-                stack_scan[top] = s
-                top += 1
-                stack_person[top] = w
-                stack_scan[top] = indptr[w]
-                stack_via[top] = j
+                top = _push(top, s, w, j, indptr, stack_person, stack_scan, stack_via)
                 pushed = True
                 break
         if not pushed:
@@ -110,20 +152,10 @@ def _augment(
     return False, n_visited
 
 
-@njit(cache=True)
-def _has_free_item(
-    u: int, indptr: np.ndarray, indices: np.ndarray, owner: np.ndarray, pointer: np.ndarray
-) -> bool:
-    """Whether person u holds a free item; advances u's forward pointer past owned items."""
-    end = indptr[u + 1]
-    q = pointer[u]
-    while q < end and owner[indices[q]] != -1:
-        q += 1
-    pointer[u] = q
-    return q < end
-
-
-@njit(cache=True)
+@kernel(
+    "(int64[::1], int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1], boolean[::1],"
+    " int64[::1], int64[::1], int64, int64[::1])"
+)
 def _layers(
     pending: np.ndarray,
     n_pending: int,
@@ -172,7 +204,10 @@ def _layers(
     return found, tail
 
 
-@njit(cache=True)
+@kernel(
+    "(int64, int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1], boolean[::1],"
+    " int64[::1], int64[::1], int64, int64[::1], int64[::1], int64[::1], int64[::1])"
+)
 def _augment_layered(
     start: int,
     target: int,
@@ -205,10 +240,8 @@ def _augment_layered(
         k = dist[u]
         if k == target:
             if _has_free_item(u, indptr, indices, owner, pointer):
-                owner[indices[pointer[u]]] = u
-                pointer[u] += 1
-                for t in range(top, 0, -1):  # each person on the path takes its successor's item
-                    owner[stack_via[t]] = stack_person[t - 1]
+                _take_free_item(u, indices, owner, pointer)
+                _flip_path(top, owner, stack_person, stack_via)
                 return True
             top -= 1  # its free item went to another path of this phase
             continue
@@ -223,11 +256,7 @@ def _augment_layered(
                 continue  # (w < 0 cannot happen below the target layer; guard anyway)
             if seen[w] == bfs and dist[w] == k + 1 and used[w] != bfs and not dead[w]:
                 used[w] = bfs
-                stack_scan[top] = s
-                top += 1
-                stack_person[top] = w
-                stack_scan[top] = indptr[w]
-                stack_via[top] = j
+                top = _push(top, s, w, j, indptr, stack_person, stack_scan, stack_via)
                 pushed = True
                 break
         if not pushed:
@@ -236,7 +265,7 @@ def _augment_layered(
     return False
 
 
-@njit(cache=True)
+@kernel("(ro(int64[::1]), ro(int32[::1]), int64, int64)", interpret_below=SMALL_GRAPH_PAIRS)
 def _incremental_kernel(
     indptr: np.ndarray, indices: np.ndarray, n_items: int, ell_max: int
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -272,19 +301,13 @@ def _incremental_kernel(
         n_pending = 0
         for a in range(n_active):
             p = active[a]
-            end = indptr[p + 1]
-            q = pointer[p]
-            while q < end and owner[indices[q]] != -1:
-                q += 1
-            if q < end:
-                owner[indices[q]] = p
-                q += 1
+            if _has_free_item(p, indptr, indices, owner, pointer):
+                _take_free_item(p, indices, owner, pointer)
                 load[p] += 1
                 size += 1
             else:
                 pending[n_pending] = p
                 n_pending += 1
-            pointer[p] = q
         # 2. One round of depth-first searches sharing a visit stamp: cheap when paths are short.
         if n_pending > 0 and size < n_items:
             current += 1
@@ -359,9 +382,7 @@ def _incremental_kernel(
 
 
 def _run(graph: PersonItemGraph, ell_max: int) -> tuple[np.ndarray, np.ndarray]:
-    # Beyond the max degree the curve is flat, so the kernel never needs more phases.
-    ell_run = effective_ell(graph, ell_max)
-    return _incremental_kernel(graph.indptr, graph.indices, graph.n_items, ell_run)
+    return run_curve_kernel(_incremental_kernel, graph, ell_max)
 
 
 def incremental_curve(graph: PersonItemGraph, ell_max: int) -> np.ndarray:
@@ -419,3 +440,7 @@ def incremental_assignment(graph: PersonItemGraph, ell: int) -> np.ndarray:
     """
     ell = check_ell(ell)
     return _run(graph, ell)[1]
+
+
+#: This method's entry points for :mod:`matching.dispatch`.
+SOLVER = Solver(curve=incremental_curve, value=incremental_value, assignment=incremental_assignment)

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from dpcount.graph import PersonItemGraph
-from matching._common import check_ell, curve_from_values
+from matching._common import Solver, check_ell, curve_from_values
 
 __all__ = [
     "SINK",
@@ -138,3 +138,7 @@ def networkx_assignment(graph: PersonItemGraph, ell: int) -> np.ndarray:
             if units > 0:
                 owner[graph.item_index(item_label)] = p
     return owner
+
+
+#: This method's entry points for :mod:`matching.dispatch`.
+SOLVER = Solver(curve=networkx_curve, value=networkx_value, assignment=networkx_assignment)

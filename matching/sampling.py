@@ -32,11 +32,11 @@ import secrets
 from typing import Any
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import SMALL_PAIRS, kernel
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
-from matching._common import check_ell, effective_ell, fill_curve
+from matching._common import Solver, check_ell, effective_ell, fill_curve
 
 __all__ = [
     "keyed_pair_ranks",
@@ -127,7 +127,7 @@ def _root_key(rng: Any) -> np.uint64:
     return np.uint64(gen.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True))
 
 
-@njit(cache=True)
+@kernel("(uint64,)")
 def _mix64(z: np.uint64) -> np.uint64:
     """SplitMix64's output function on one value (the compiled twin of :func:`_mix`)."""
     z = z + np.uint64(0x9E3779B97F4A7C15)
@@ -136,7 +136,7 @@ def _mix64(z: np.uint64) -> np.uint64:
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@kernel("(ro(int64[:]), ro(int32[:]), ro(uint64[:]), ro(uint64[:]))", interpret_below=SMALL_PAIRS)
 def _ranks_kernel(
     indptr: np.ndarray, indices: np.ndarray, person_keys: np.ndarray, item_keys: np.ndarray
 ) -> np.ndarray:
@@ -195,10 +195,17 @@ def keyed_pair_ranks(
     if indices.size == 0:
         return np.zeros(0, dtype=np.int64)
     person_keys = _mix(label_keys(person_labels) ^ np.uint64(key))
-    return _ranks_kernel(indptr, indices, person_keys, label_keys(item_labels))
+    ranks = _ranks_kernel.select(indices.size)  # small inputs: interpreted, no compilation
+    with np.errstate(over="ignore"):  # interpreted, the hash wraps mod 2⁶⁴ as compiled code does
+        return ranks(
+            np.asarray(indptr, dtype=np.int64),
+            np.asarray(indices, dtype=np.int32),
+            person_keys,
+            label_keys(item_labels),
+        )
 
 
-@njit(cache=True)
+@kernel("(ro(int32[:]), ro(int64[:]), int64, int64)", interpret_below=SMALL_PAIRS)
 def _best_ranks(indices: np.ndarray, ranks: np.ndarray, n_items: int, cap: int) -> np.ndarray:
     """Per item, the smallest rank any holder gives it, capped at ``cap``."""
     best = np.full(n_items, cap, dtype=np.int64)
@@ -235,7 +242,8 @@ def sampling_curve(graph: PersonItemGraph, ell_max: int, rng: Any = None) -> np.
     """
     ell_max = check_ell(ell_max, "ell_max")
     ell_run = effective_ell(graph, ell_max)  # every person keeps everything from max degree on
-    best = _best_ranks(graph.indices, pair_ranks(graph, rng), graph.n_items, ell_run)
+    best_ranks = _best_ranks.select(graph.n_pairs)
+    best = best_ranks(graph.indices, pair_ranks(graph, rng), graph.n_items, ell_run)
     counts = np.bincount(best, minlength=ell_run + 1)
     return fill_curve(np.cumsum(counts[:ell_run]), ell_max)
 
@@ -271,3 +279,7 @@ def sampling_assignment(graph: PersonItemGraph, ell: int, rng: Any = None) -> np
     order = np.flatnonzero(sampled)[np.argsort(-ranks[sampled], kind="stable")]
     owner[items[order]] = persons[order]
     return owner
+
+
+#: This method's entry points for :mod:`matching.dispatch`.
+SOLVER = Solver(curve=sampling_curve, value=sampling_value, assignment=sampling_assignment)

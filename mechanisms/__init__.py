@@ -22,40 +22,90 @@ Examples
 >>> r = mechanisms.dp_distinct_count(g, epsilon=1.0, rng=0)
 >>> r.estimate <= g.n_items, r.privacy_loss.epsilon
 (True, 1.0)
+
+Submodules and their dependencies (scipy's special functions and optimisers for the n-gram
+code, the set-union kernels) load on first attribute access, so ``import mechanisms`` is light.
 """
 
-from mechanisms import bayesian_ngrams, set_union
-from mechanisms._defaults import DEFAULT_BETA
-from mechanisms._result import Release
-from mechanisms.accounting import PrivacyAccountant, PrivacyLoss
-from mechanisms.bayesian_ngrams import bayesian_dp, end_to_end_dp
-from mechanisms.distinct_count import (
-    DistinctCountResult,
-    dp_distinct_count,
-    dp_distinct_count_from_curve,
-)
-from mechanisms.gem import gem, gem_normalized_scores, gem_probabilities
-from mechanisms.grouped_distinct_count import (
-    GroupedDistinctCountResult,
-    grouped_distinct_count,
-)
-from mechanisms.laplace import LaplaceRelease, laplace_lower_bound
-from mechanisms.privacy_loss import privacy_loss_of
-from mechanisms.r2t import R2TResult, r2t
-from mechanisms.selection import exponential_mechanism, permute_and_flip
-from mechanisms.session import Session, SessionEntry
-from mechanisms.set_union import (
-    SetUnionResult,
-    count_gaussian,
-    count_laplace,
-    dp_sips,
-    max_adaptive_degree,
-    policy_gaussian,
-    policy_laplace,
-    weighted_gaussian,
-    weighted_laplace,
-)
-from mechanisms.shifted_inverse import ShiftedInverseResult, shifted_inverse
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from dpcount._lazy import lazy_attributes
+
+if TYPE_CHECKING:
+    from mechanisms import bayesian_ngrams, set_union
+    from mechanisms._defaults import DEFAULT_BETA
+    from mechanisms._result import Release
+    from mechanisms.accounting import PrivacyAccountant, PrivacyLoss
+    from mechanisms.bayesian_ngrams import bayesian_dp, end_to_end_dp
+    from mechanisms.distinct_count import (
+        DistinctCountResult,
+        dp_distinct_count,
+        dp_distinct_count_from_curve,
+    )
+    from mechanisms.gem import gem, gem_normalized_scores, gem_probabilities
+    from mechanisms.grouped_distinct_count import (
+        GroupedDistinctCountResult,
+        grouped_distinct_count,
+    )
+    from mechanisms.laplace import LaplaceRelease, laplace_lower_bound
+    from mechanisms.privacy_loss import privacy_loss_of
+    from mechanisms.r2t import R2TResult, r2t
+    from mechanisms.selection import exponential_mechanism, permute_and_flip
+    from mechanisms.session import Session, SessionEntry
+    from mechanisms.set_union import (
+        SetUnionResult,
+        count_gaussian,
+        count_laplace,
+        dp_sips,
+        max_adaptive_degree,
+        policy_gaussian,
+        policy_laplace,
+        weighted_gaussian,
+        weighted_laplace,
+    )
+    from mechanisms.shifted_inverse import ShiftedInverseResult, shifted_inverse
+
+# name -> module that defines it (or the submodule itself), imported on first access (PEP 562).
+_LAZY = {
+    "bayesian_ngrams": "mechanisms.bayesian_ngrams",
+    "set_union": "mechanisms.set_union",
+    "DEFAULT_BETA": "mechanisms._defaults",
+    "Release": "mechanisms._result",
+    "privacy_loss_of": "mechanisms.privacy_loss",
+    "Session": "mechanisms.session",
+    "SessionEntry": "mechanisms.session",
+    "PrivacyAccountant": "mechanisms.accounting",
+    "PrivacyLoss": "mechanisms.accounting",
+    "bayesian_dp": "mechanisms.bayesian_ngrams",
+    "end_to_end_dp": "mechanisms.bayesian_ngrams",
+    "DistinctCountResult": "mechanisms.distinct_count",
+    "dp_distinct_count": "mechanisms.distinct_count",
+    "dp_distinct_count_from_curve": "mechanisms.distinct_count",
+    "gem": "mechanisms.gem",
+    "gem_normalized_scores": "mechanisms.gem",
+    "gem_probabilities": "mechanisms.gem",
+    "GroupedDistinctCountResult": "mechanisms.grouped_distinct_count",
+    "grouped_distinct_count": "mechanisms.grouped_distinct_count",
+    "LaplaceRelease": "mechanisms.laplace",
+    "laplace_lower_bound": "mechanisms.laplace",
+    "R2TResult": "mechanisms.r2t",
+    "r2t": "mechanisms.r2t",
+    "exponential_mechanism": "mechanisms.selection",
+    "permute_and_flip": "mechanisms.selection",
+    "SetUnionResult": "mechanisms.set_union",
+    "count_gaussian": "mechanisms.set_union",
+    "count_laplace": "mechanisms.set_union",
+    "dp_sips": "mechanisms.set_union",
+    "max_adaptive_degree": "mechanisms.set_union",
+    "policy_gaussian": "mechanisms.set_union",
+    "policy_laplace": "mechanisms.set_union",
+    "weighted_gaussian": "mechanisms.set_union",
+    "weighted_laplace": "mechanisms.set_union",
+    "ShiftedInverseResult": "mechanisms.shifted_inverse",
+    "shifted_inverse": "mechanisms.shifted_inverse",
+}
 
 __all__ = [
     "DEFAULT_BETA",
@@ -95,3 +145,6 @@ __all__ = [
     "weighted_gaussian",
     "weighted_laplace",
 ]
+
+
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY, __all__)

@@ -35,8 +35,8 @@ from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
-from numba import njit
 
+from dpcount._jit import kernel
 from dpcount.errors import InvalidParameterError
 from dpcount.validation import check_choice, check_epsilon, check_probability
 from mechanisms._rng import RNGLike
@@ -64,6 +64,7 @@ SELECTIONS: tuple[str, ...] = ("exponential", "permute_and_flip")
 
 _NAIVE_BLOCK = 1 << 22  # entries of the m×m matrix evaluated at a time by the naive oracle
 _SMALL_M = 32  # up to this many candidates gem() evaluates the O(m²) formula directly
+_INTERPRET_M = 2048  # below this many the envelope kernels run interpreted (no compilation)
 
 
 def gem_threshold(m: int, epsilon: float, beta: float) -> float:
@@ -102,7 +103,7 @@ def _shifted_scores(
     return q - t * sens, np.array(sens)
 
 
-@njit(cache=True)
+@kernel("(ro(float64[:]), ro(float64[:]))", interpret_below=_INTERPRET_M)
 def _hull(a: np.ndarray, d: np.ndarray) -> np.ndarray:
     """Positions (into a, d sorted by increasing slope d, distinct slopes) of the lines on the
     upper envelope of y = a_j + x·d_j; consecutive ones meet at increasing x."""
@@ -122,7 +123,7 @@ def _hull(a: np.ndarray, d: np.ndarray) -> np.ndarray:
     return hull[:top]
 
 
-@njit(cache=True)
+@kernel("(ro(float64[:]), ro(float64[:]), ro(int64[:]))", interpret_below=_INTERPRET_M)
 def _envelope_scores(a: np.ndarray, d: np.ndarray, env: np.ndarray) -> np.ndarray:
     """s_i for every i, given the envelope lines ``env`` (indices into a, d, by slope)."""
     pieces = env.size
@@ -159,7 +160,7 @@ def _upper_envelope(a: np.ndarray, d: np.ndarray) -> np.ndarray:
     order = np.lexsort((a, d))  # by slope, then intercept
     last_of_slope = np.append(d[order][1:] != d[order][:-1], True)
     order = order[last_of_slope]  # of equal slopes only the highest line can matter
-    return order[_hull(a[order], d[order])]
+    return order[_hull.select(a.size)(a[order], d[order])]
 
 
 def gem_normalized_scores(
@@ -199,7 +200,7 @@ def gem_normalized_scores(
     [0.0, 0.0]
     """
     a, d = _shifted_scores(scores, sensitivities, epsilon, beta)
-    return _envelope_scores(a, d, _upper_envelope(a, d))
+    return _envelope_scores.select(a.size)(a, d, _upper_envelope(a, d))
 
 
 def gem_normalized_scores_naive(
@@ -247,7 +248,7 @@ def shifted_normalized_scores(a: np.ndarray, d: np.ndarray) -> np.ndarray:
     """
     if a.size <= _SMALL_M:
         return _naive_scores(a, d)
-    return _envelope_scores(a, d, _upper_envelope(a, d))
+    return _envelope_scores.select(a.size)(a, d, _upper_envelope(a, d))
 
 
 def gem_probabilities(

@@ -32,8 +32,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import SMALL_PAIRS, kernel
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice
 from matching.sampling import _root_key, keyed_pair_ranks
@@ -123,7 +123,8 @@ def cap_contributions(sets: CappedSets, max_items: int, rng: np.random.Generator
     offsets = rng.integers(0, bounds).reshape(-1)
     indptr = np.zeros_like(sets.indptr)
     np.cumsum(np.minimum(degrees, max_items), out=indptr[1:])
-    indices = _partial_shuffles(sets.indptr, sets.indices, indptr, offsets, max_items)
+    shuffles = _partial_shuffles.select(sets.indices.size)  # small inputs: interpreted
+    indices = shuffles(sets.indptr, sets.indices, indptr, offsets, max_items)
     return CappedSets(indptr, indices, sets.n_items)
 
 
@@ -184,7 +185,9 @@ def sample_contributions(
     return cap_contributions(sets, max_items, rng)
 
 
-@njit(cache=True)
+@kernel(
+    "(ro(int64[:]), ro(int32[:]), ro(int64[:]), ro(int64[:]), int64)", interpret_below=SMALL_PAIRS
+)
 def _partial_shuffles(
     indptr: np.ndarray,
     indices: np.ndarray,

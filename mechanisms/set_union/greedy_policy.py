@@ -28,8 +28,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import kernel
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from mechanisms._rng import RNGLike
@@ -47,7 +47,7 @@ from mechanisms.set_union.result import SetUnionResult
 __all__ = ["greedy_policy", "greedy_policy_weights"]
 
 
-@njit(cache=True)
+@kernel("(ro(int64[:]), ro(int32[:]), ro(int64[:]), float64, int64)")
 def _greedy(
     indptr: np.ndarray, indices: np.ndarray, order: np.ndarray, cutoff: float, n_items: int
 ) -> np.ndarray:  # pragma: no cover - compiled

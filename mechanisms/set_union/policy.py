@@ -25,8 +25,8 @@ import math
 from collections.abc import Callable
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import SMALL_PAIRS, Kernel, kernel
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice
 from mechanisms._rng import RNGLike
@@ -44,7 +44,7 @@ from mechanisms.set_union.result import SetUnionResult
 __all__ = ["l1_descent_weights", "l2_descent_weights", "policy_gaussian", "policy_laplace"]
 
 
-@njit(cache=True)
+@kernel("(ro(int64[:]), ro(int32[:]), ro(int64[:]), float64, int64)", interpret_below=SMALL_PAIRS)
 def _l1_descent(
     indptr: np.ndarray, indices: np.ndarray, order: np.ndarray, cutoff: float, n_items: int
 ) -> np.ndarray:  # pragma: no cover - compiled
@@ -89,7 +89,7 @@ def _l1_descent(
     return h
 
 
-@njit(cache=True)
+@kernel("(ro(int64[:]), ro(int32[:]), ro(int64[:]), float64, int64)", interpret_below=SMALL_PAIRS)
 def _l2_descent(
     indptr: np.ndarray, indices: np.ndarray, order: np.ndarray, cutoff: float, n_items: int
 ) -> np.ndarray:  # pragma: no cover - compiled
@@ -141,7 +141,7 @@ def l1_descent_weights(sets: CappedSets, order: np.ndarray, cutoff: float) -> np
         Weight of every item id (0 for items nobody contributed).
     """
     order = _check_order(sets, order)
-    return _l1_descent(sets.indptr, sets.indices, order, float(cutoff), sets.n_items)
+    return _descend(_l1_descent, sets, order, float(cutoff))
 
 
 def l2_descent_weights(sets: CappedSets, order: np.ndarray, cutoff: float) -> np.ndarray:
@@ -162,14 +162,20 @@ def l2_descent_weights(sets: CappedSets, order: np.ndarray, cutoff: float) -> np
         Weight of every item id (0 for items nobody contributed).
     """
     order = _check_order(sets, order)
-    return _l2_descent(sets.indptr, sets.indices, order, float(cutoff), sets.n_items)
+    return _descend(_l2_descent, sets, order, float(cutoff))
+
+
+def _descend(descent: Kernel, sets: CappedSets, order: np.ndarray, cutoff: float) -> np.ndarray:
+    run = descent.select(sets.indices.size)
+    result: np.ndarray = run(sets.indptr, sets.indices, order, cutoff, sets.n_items)
+    return result
 
 
 USER_ORDERS = ("permutation", "keyed_hash")
 
 
 def _ordered(
-    kernel: Callable[[np.ndarray, np.ndarray, np.ndarray, float, int], np.ndarray],
+    descent: Kernel,
 ) -> Callable[[CappedSets, Streams, float, np.ndarray | None], np.ndarray]:
     """A weighting that draws the secret user order from its own stream.
 
@@ -184,7 +190,7 @@ def _ordered(
             order = random_order(sets.n_persons, rngs.order)
         else:
             order = keyed_hash_order(person_labels, rngs.order)
-        return kernel(sets.indptr, sets.indices, order, cutoff, sets.n_items)
+        return _descend(descent, sets, order, cutoff)
 
     return weigh
 

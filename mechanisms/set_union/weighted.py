@@ -23,8 +23,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import SMALL_PAIRS, kernel
 from dpcount.graph import PersonItemGraph
 from mechanisms._rng import RNGLike
 from mechanisms.set_union import thresholds
@@ -78,7 +78,8 @@ def basic_weights(sets: CappedSets, norm: int) -> np.ndarray:
     degrees = sets.degrees()
     table = contribution_table(int(degrees.max(initial=0)), norm)
     by_degree = np.argsort(degrees, kind="stable")
-    return _weights_by_degree(sets.indptr, sets.indices, by_degree, degrees, table, sets.n_items)
+    run = _weights_by_degree.select(sets.indices.size)
+    return run(sets.indptr, sets.indices, by_degree, degrees, table, sets.n_items)
 
 
 def contribution_table(max_degree: int, norm: int) -> np.ndarray:
@@ -94,7 +95,10 @@ def contribution_table(max_degree: int, norm: int) -> np.ndarray:
     return table
 
 
-@njit(cache=True)
+@kernel(
+    "(ro(int64[:]), ro(int32[:]), ro(int64[:]), ro(int64[:]), ro(float64[:]), int64)",
+    interpret_below=SMALL_PAIRS,
+)
 def _weights_by_degree(
     indptr: np.ndarray,
     indices: np.ndarray,

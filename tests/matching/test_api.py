@@ -115,8 +115,10 @@ def test_witnesses_are_valid_and_have_the_curve_value(graph, ell, method) -> Non
 
 def test_contributions_result_object() -> None:
     graph = PersonItemGraph.from_sets({"ann": {"x", "y"}, "bob": {"x"}})
-    witness = matching.contributions(graph, 1)
-    assert repr(witness) == ("Contributions(ell=1, method='flow', value=2, n_persons=2, n_items=2)")
+    witness = matching.contributions(graph, 1)  # the default is "auto", as for dc_curve
+    assert repr(witness) == (
+        "Contributions(ell=1, method='incremental', value=2, n_persons=2, n_items=2)"
+    )
     assert witness.items_of(0).tolist() == [1] and witness.items_of(1).tolist() == [0]
     assert [x.tolist() for x in witness.pairs()] == [[1, 0], [0, 1]]
     with pytest.raises(ValueError, match="read-only"):

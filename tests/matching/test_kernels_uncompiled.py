@@ -1,5 +1,8 @@
 """The compiled kernels run as plain Python, where every array access is bounds-checked.
 
+Every kernel of ``matching`` and ``mechanisms`` (incremental, greedy, sampling, GEM's envelope,
+the set-union capping and policies) runs here; the script fails if a kernel was not reached.
+
 Numba does not check bounds, so an indexing slip corrupts memory silently (an early version of
 the incremental kernel over-filled its visit list that way).  Running the same kernels with
 ``NUMBA_DISABLE_JIT=1`` in a subprocess turns any such slip into an IndexError.
@@ -15,12 +18,21 @@ from pathlib import Path
 
 SCRIPT = textwrap.dedent(
     """
+    import importlib, pkgutil
     import numpy as np
+    import matching, mechanisms
     from dpcount import PersonItemGraph
+    from dpcount._jit import Kernel
     from matching.flow import flow_curve
     from matching.greedy import greedy_curve
-    from matching.incremental import incremental_curve
+    from matching.incremental import _incremental_kernel, incremental_curve
+    from matching.sampling import pair_ranks, sampling_curve
+    from mechanisms.gem import gem_normalized_scores, gem_normalized_scores_naive
+    from mechanisms.set_union._bounding import CappedSets, cap_contributions
+    from mechanisms.set_union.greedy_policy import greedy_policy_weights
+    from mechanisms.set_union.policy import l1_descent_weights, l2_descent_weights
     from tests.matching.reference import literal_greedy
+    from tests.mechanisms.set_union.audit import reference_l1_descent, reference_l2_descent
 
     rng = np.random.default_rng(2024)
     checked = 0
@@ -32,10 +44,63 @@ SCRIPT = textwrap.dedent(
         graph = PersonItemGraph.from_pairs(persons, items)
         exact = flow_curve(graph, 8)
         assert incremental_curve(graph, 8).tolist() == exact.tolist(), case
+        compiled_path = _incremental_kernel.compiled(graph.indptr, graph.indices, graph.n_items, 8)
+        assert compiled_path[0].tolist() == exact[: compiled_path[0].size].tolist(), case
         greedy = greedy_curve(graph, 8)
         assert greedy.tolist() == [literal_greedy(graph, ell) for ell in range(1, 9)], case
+        sampled = sampling_curve(graph, 8, rng=case)
+        assert np.all(sampled <= exact) and np.all(np.diff(sampled) >= 0), case
+        ranks = pair_ranks(graph, rng=case)
+        for p in range(graph.n_persons):
+            mine = ranks[graph.indptr[p] : graph.indptr[p + 1]]
+            assert sorted(mine.tolist()) == list(range(mine.size)), case
+        sets = CappedSets.from_graph(graph)
+        capped = cap_contributions(sets, 3, rng)
+        for p in range(n):
+            kept = capped.indices[capped.indptr[p] : capped.indptr[p + 1]]
+            held = sets.indices[sets.indptr[p] : sets.indptr[p + 1]]
+            assert kept.size == min(3, held.size) and set(kept) <= set(held), case
+            assert np.all(np.diff(kept) > 0), case
+        order = rng.permutation(n)
+        for cutoff in (0.5, 2.0, 7.5):
+            l1 = l1_descent_weights(capped, order, cutoff)
+            assert np.allclose(l1, reference_l1_descent(capped, order, cutoff)), case
+            l2 = l2_descent_weights(capped, order, cutoff)
+            assert np.allclose(l2, reference_l2_descent(capped, order, cutoff)), case
+            greedy_h = greedy_policy_weights(capped, order, cutoff)
+            assert greedy_h.sum() <= n + 1e-9 and np.all(greedy_h <= cutoff + 1e-9), case
         checked += 1
+    for size in (40, 3000):  # GEM's envelope: interpreted below 2048 candidates, else "compiled"
+        q, sens = rng.normal(0, 50, size), rng.integers(1, 30, size).astype(float)
+        fast = gem_normalized_scores(q, sens, epsilon=1.0, beta=0.05)
+        assert np.allclose(fast, gem_normalized_scores_naive(q, sens, epsilon=1.0, beta=0.05))
+    # Set-union basic weights (summed by degree) and the grouped curves.
+    from dpcount.grouped import GroupedGraph
+    from matching import dc_curve
+    from matching.grouped import grouped_curves
+    from mechanisms.set_union.weighted import basic_weights
+    w = basic_weights(capped, 2)
+    per_pair = capped.degrees()[capped.person_of_pair()] ** -0.5
+    assert np.allclose(w, np.bincount(capped.indices, per_pair, minlength=capped.n_items))
+    persons, groups = rng.integers(0, 30, 400), rng.integers(0, 4, 400)
+    grouped = GroupedGraph.from_triples(persons, groups, rng.integers(0, 25, 400))
+    for method in ("auto", "greedy"):
+        curves = grouped_curves(grouped, 6, method)
+        for g, label in enumerate(grouped.group_labels):
+            assert curves[g].tolist() == dc_curve(grouped.group(label), 6, method).tolist()
+    assert grouped_curves(grouped, 6, "sampling", rng=3).shape == (grouped.n_groups, 6)
     print("checked", checked)
+
+    # Every kernel of both packages must have run above (compiled or interpreted form).
+    unused = []
+    for package in (matching, mechanisms):
+        for info in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            module = importlib.import_module(info.name)
+            for name, value in vars(module).items():
+                if isinstance(value, Kernel) and value.__module__ == info.name:
+                    if value._compiled is None and value._interpreted is None:
+                        unused.append(f"{info.name}.{name}")
+    print("unexercised", sorted(set(unused)))
     """
 )
 
@@ -53,6 +118,7 @@ def test_kernels_without_jit_have_no_out_of_bounds_access() -> None:
     )
     assert result.returncode == 0, result.stderr[-3000:]
     assert "checked 12" in result.stdout
+    assert "unexercised []" in result.stdout, result.stdout
 
 
 def test_a_search_never_revisits_its_start_within_a_round() -> None:
