@@ -135,11 +135,17 @@ def _encode(values: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
             rank = np.cumsum(present) - 1
             labels = low + np.flatnonzero(present).astype(values.dtype)  # stays (u)int64
             return labels, rank[offsets]
+    # Sort-based (np.unique hashes in NumPy >= 2.3, many times slower on per-pair arrays).
     try:
-        labels, codes = np.unique(values, return_inverse=True)
+        order = np.argsort(values, kind="stable")
+        ordered = values[order]
+        first = np.ones(ordered.size, dtype=bool)
+        first[1:] = ordered[1:] != ordered[:-1]
     except TypeError as exc:
         raise DataError(f"{what} are not mutually orderable: {exc}") from exc
-    return labels, codes.reshape(-1)
+    codes = np.empty(values.size, dtype=np.intp)
+    codes[order] = np.cumsum(first) - 1
+    return ordered[first], codes
 
 
 def _concat_labels(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
@@ -414,35 +420,91 @@ class PersonItemGraph:
     ) -> PersonItemGraph:
         """CSR from codes into sorted label arrays; merges duplicates, drops unheld items."""
         n, m = person_labels.size, item_labels.size
-        if n and m and n * m >= 2**62:
-            raise DataError(f"too many persons × items to encode pairs ({n} × {m})")
-        keys = person_codes.astype(np.int64) * max(m, 1) + item_codes
-        merged_counts = None
+        _check_key_range(n, m)
+        keys = person_codes.astype(np.int64) * max(m, 1)
+        keys += item_codes
+        return cls._from_keys(keys, person_labels, item_labels, counts)
+
+    @classmethod
+    def _from_keys(
+        cls,
+        keys: np.ndarray,
+        person_labels: np.ndarray,
+        item_labels: np.ndarray,
+        counts: np.ndarray | None = None,
+        *,
+        all_items_held: bool = False,
+    ) -> PersonItemGraph:
+        """CSR from pair keys ``person * max(n_items, 1) + item``; **consumes** ``keys``.
+
+        ``keys`` (``int64``) is sorted in place and reused as scratch space, so callers pass an
+        array they own.  Duplicate pairs are merged by one sort and a neighbour mask (never
+        ``np.unique``, which hashes in NumPy >= 2.3 and is many times slower here); with
+        ``counts`` their multiplicities are summed and pairs summing to 0 dropped, and items
+        left without holders are removed (skip that check with ``all_items_held=True`` when
+        every item occurs in ``keys`` by construction).  The CSR is correct by construction, so
+        only the labels are checked.
+        """
+        m = max(item_labels.size, 1)
         if counts is None:
-            keys = np.sort(keys)  # a plain sort beats np.unique's hashing here
-        else:
-            order = np.argsort(keys, kind="stable")
-            keys = keys[order]
-        first = np.ones(keys.size, dtype=bool)
-        first[1:] = keys[1:] != keys[:-1]
-        if counts is not None:
-            # Integer sums per run of equal keys (a float bincount would round above 2**53).
-            starts = np.flatnonzero(first)
-            sorted_counts = np.asarray(counts, dtype=np.int64)[order]
-            merged_counts = np.add.reduceat(sorted_counts, starts) if starts.size else starts
-            keep = merged_counts > 0
-            keys, merged_counts = keys[first][keep], merged_counts[keep]
-        else:
-            keys = keys[first]
-        rows = keys // max(m, 1)
-        cols = keys % max(m, 1)
-        held = np.bincount(cols, minlength=m) > 0
+            indptr, indices = csr_from_keys(keys, person_labels.size, m)
+            if not all_items_held:
+                held = np.bincount(indices, minlength=item_labels.size) > 0
+                if not held.all():
+                    indices = (np.cumsum(held, dtype=np.int32) - 1)[indices]
+                    item_labels = item_labels[held]
+            return cls._trusted(indptr, indices, person_labels, item_labels)
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        del keys
+        first = np.ones(sorted_keys.size, dtype=bool)
+        np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=first[1:])
+        # Integer sums per run of equal keys (a float bincount would round above 2**53).
+        starts = np.flatnonzero(first)
+        sorted_counts = np.asarray(counts, dtype=np.int64)[order]
+        del order
+        merged = np.add.reduceat(sorted_counts, starts) if starts.size else starts
+        keep = merged > 0
+        unique_keys, merged = sorted_keys[starts[keep]], merged[keep]
+        del sorted_keys, sorted_counts
+        cols = unique_keys % m
+        held = np.bincount(cols, minlength=item_labels.size) > 0
         if not held.all():  # an item whose pairs all had count 0 is not in the data
-            cols = (np.cumsum(held) - 1)[cols]
+            unique_keys = (unique_keys // m) * int(held.sum()) + (np.cumsum(held) - 1)[cols]
             item_labels = item_labels[held]
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-        return cls(indptr, cols.astype(np.int32), person_labels, item_labels, merged_counts)
+        indptr, indices = csr_from_keys(unique_keys, person_labels.size, max(item_labels.size, 1))
+        return cls._trusted(indptr, indices, person_labels, item_labels, merged)
+
+    @classmethod
+    def _trusted(
+        cls,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        person_labels: np.ndarray,
+        item_labels: np.ndarray,
+        counts: np.ndarray | None = None,
+    ) -> PersonItemGraph:
+        """A graph from CSR arrays correct by construction: no copies, labels checked only.
+
+        ``indptr`` must be ``int64`` and ``indices`` ``int32`` already (asserted); the arrays
+        are frozen in place, so callers must not keep writable references.
+        """
+        assert indptr.dtype == np.int64 and indices.dtype == np.int32
+        assert counts is None or counts.dtype == np.int64
+        if item_labels.size > _MAX_ITEMS:
+            raise DataError(f"{item_labels.size} items exceed the int32 item-id range")
+        graph = cls.__new__(cls)
+        for what, labels in (("person", person_labels), ("item", item_labels)):
+            _check_sorted_unique(labels, what)
+        for name, value in (
+            ("_indptr", indptr),
+            ("_indices", indices),
+            ("_person_labels", person_labels),
+            ("_item_labels", item_labels),
+            ("_counts", counts),
+        ):
+            object.__setattr__(graph, name, None if value is None else _readonly(value))
+        return graph
 
     # -- arrays and sizes --------------------------------------------------------------------
 
@@ -772,12 +834,59 @@ def _check_csr(
     if m and np.bincount(indices, minlength=m).min() == 0:
         raise DataError("every item must have at least one holder")
     for what, labels in (("person", persons), ("item", items)):
-        if labels.size > 1:
-            try:
-                ordered = bool(np.all(labels[1:] > labels[:-1]))
-            except TypeError as exc:
-                raise DataError(f"{what} labels are not mutually orderable: {exc}") from exc
-            if not ordered:
-                raise DataError(f"{what} labels must be sorted and unique")
+        _check_sorted_unique(labels, what)
     if counts is not None and (counts.shape != indices.shape or np.any(counts <= 0)):
         raise DataError("counts must be positive and aligned with indices")
+
+
+def _check_sorted_unique(labels: np.ndarray, what: str) -> None:
+    """Raise a DataError unless ``labels`` are strictly increasing."""
+    if labels.size > 1:
+        try:
+            ordered = bool(np.all(labels[1:] > labels[:-1]))
+        except TypeError as exc:
+            raise DataError(f"{what} labels are not mutually orderable: {exc}") from exc
+        if not ordered:
+            raise DataError(f"{what} labels must be sorted and unique")
+
+
+def _check_key_range(n: int, m: int) -> None:
+    """Pair keys ``person * m + item`` must fit in int64."""
+    if n and m and n * m >= 2**62:
+        raise DataError(f"too many persons × items to encode pairs ({n} × {m})")
+
+
+_BLOCK = 1 << 20  # elements per block when scanning pair keys (bounds temporaries)
+
+
+def csr_from_keys(keys: np.ndarray, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """``indptr`` (int64) and deduplicated ``indices`` (int32) from pair keys ``p * m + i``.
+
+    ``keys`` is sorted in place and overwritten (the distinct keys are compacted to its front),
+    so the extra memory is the int32 output plus one block of temporaries.
+
+    Examples
+    --------
+    >>> keys = np.array([3 * 2 + 1, 0, 3 * 2 + 1, 2 * 2 + 0])  # pairs (3, 1), (0, 0), (2, 0)
+    >>> [a.tolist() for a in csr_from_keys(keys, n=4, m=2)]
+    [[0, 1, 1, 2, 3], [0, 0, 1]]
+    """
+    keys.sort()
+    written = 0
+    previous = None
+    for start in range(0, keys.size, _BLOCK):
+        block = keys[start : start + _BLOCK]
+        fresh = np.empty(block.size, dtype=bool)
+        fresh[0] = previous is None or block[0] != previous
+        np.not_equal(block[1:], block[:-1], out=fresh[1:])
+        previous = int(block[-1])
+        distinct = block[fresh]  # a copy, so writing it to the front cannot clobber the block
+        keys[written : written + distinct.size] = distinct
+        written += distinct.size
+    distinct_keys = keys[:written]
+    indices = np.empty(written, dtype=np.int32)
+    for start in range(0, written, _BLOCK):
+        indices[start : start + _BLOCK] = distinct_keys[start : start + _BLOCK] % m
+    bounds = np.arange(n + 1, dtype=np.int64) * m
+    indptr = np.searchsorted(distinct_keys, bounds).astype(np.int64, copy=False)
+    return indptr, indices

@@ -55,6 +55,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from dpcount._encode import EncodedPairs, NeedsChecks, encode_batches
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.text import NGRAM_SIZES, TOKEN_PATTERN, tokenize
@@ -111,8 +112,8 @@ _PLAIN_ID_TYPES = _INTEGER_TYPES | {
     "TIMESTAMP WITH TIME ZONE",
     "UUID",
 }
-# Skip DuckDB's DISTINCT when HyperLogLog estimates at least this share of rows distinct.
-_MOSTLY_DISTINCT = 0.8
+# Rows per Arrow batch fetched from DuckDB.
+_BATCH_ROWS = 1 << 20
 _MAX_EXACT_DECIMAL_DIGITS = 15  # every decimal with ≤ 15 digits survives a trip through float64
 
 
@@ -225,16 +226,8 @@ def read_pairs(
             person: _invalid_expr("p", types[person]),
             item: _invalid_expr("i", types[item]),
         } | ({count: "c IS NULL"} if count is not None else {})
-        valid = session.valid_rows(projection, invalid, drop_nulls)
-        if count is not None:
-            session.check_non_negative(valid, count)
-            pairs = session.table(
-                "pairs", f"SELECT p, i, sum(c)::BIGINT AS c FROM {valid} GROUP BY p, i"
-            )
-        else:
-            pairs = session.distinct_pairs(valid)
-        return session.encode(
-            valid, pairs, with_counts=count is not None, types=(types[person], types[item])
+        return session.stream_pairs(
+            projection, invalid, drop_nulls, count, types=(types[person], types[item])
         )
 
 
@@ -617,8 +610,81 @@ class _Session:
             )
         return types
 
+    def stream_pairs(
+        self,
+        projection: Mapping[str, str],
+        invalid: Mapping[str, str],
+        drop_nulls: bool,
+        count: str | None,
+        types: tuple[str, str],
+    ) -> PersonItemGraph:
+        """The graph of the projected rows (``p``, ``i`` and optionally ``c``), in one pass.
+
+        The rows stream out of DuckDB as Arrow batches and are dictionary-encoded on the way
+        (:mod:`dpcount._encode`); nothing is materialised.  Only when the stream shows a problem
+        (null, empty or NaN ids, null or negative counts, no rows) are the rows materialised
+        and checked by :meth:`valid_rows`, which words the error or the warning, and the valid
+        rows streamed again.
+        """
+        select = ", ".join(f"{expr} AS {alias}" for alias, expr in projection.items())
+        with_counts = count is not None
+        try:
+            encoded = self.encode_stream(
+                f"SELECT {select} FROM {self.source.relation}", with_counts
+            )
+        except NeedsChecks:
+            valid = self.valid_rows(projection, invalid, drop_nulls, stacklevel=4)
+            if count is not None:
+                self.check_non_negative(valid, count)
+            try:
+                encoded = self.encode_stream(
+                    f"SELECT {', '.join(projection)} FROM {valid}", with_counts
+                )
+            except NeedsChecks as exc:  # the checks above rule this out
+                raise DataError(
+                    f"unexpected {exc} after the checks", source=self.source.name
+                ) from exc
+        with self.label_errors():
+            return PersonItemGraph._from_keys(
+                encoded.keys,
+                _arrow_labels(encoded.person_labels, types[0]),
+                _arrow_labels(encoded.item_labels, types[1]),
+                encoded.counts,
+                all_items_held=not with_counts,
+            )
+
+    @contextmanager
+    def label_errors(self) -> Iterator[None]:
+        """Reword a graph's label complaint as advice about the source's id columns."""
+        try:
+            yield
+        except DataError as exc:
+            raise DataError(
+                f"the ids could not be represented exactly as NumPy labels ({exc}); cast the "
+                "id columns to VARCHAR or BIGINT in SQL",
+                source=self.source.name,
+            ) from exc
+
+    def encode_stream(self, select: str, with_counts: bool) -> EncodedPairs:
+        """Run ``select`` and encode its rows batch by batch (see :func:`encode_batches`)."""
+        import duckdb
+        import pyarrow as pa
+
+        try:
+            reader = self.con.sql(select).to_arrow_reader(_BATCH_ROWS)
+            try:
+                return encode_batches(reader, with_counts=with_counts)
+            finally:
+                reader.close()  # frees the connection for the checks after NeedsChecks
+        except (duckdb.Error, pa.ArrowException, OSError) as exc:  # Arrow re-raises as OSError
+            raise _data_error(exc, self.source) from exc
+
     def valid_rows(
-        self, projection: Mapping[str, str], invalid: Mapping[str, str], drop_nulls: bool
+        self,
+        projection: Mapping[str, str],
+        invalid: Mapping[str, str],
+        drop_nulls: bool,
+        stacklevel: int = 3,
     ) -> str:
         """Materialise the projected rows once; return a view of the rows with usable ids."""
         select = ", ".join(f"{expr} AS {alias}" for alias, expr in projection.items())
@@ -652,7 +718,7 @@ class _Session:
             f"{self.source.name}: dropped {n_invalid} of {total} rows (not private) with a null, "
             "empty or NaN id",
             DroppedRowsWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
         if n_invalid == total:
             raise DataError(
@@ -671,20 +737,6 @@ class _Session:
                 "counts must be >= 0",
                 source=self.source.name,
             )
-
-    def distinct_pairs(self, rows: str) -> str:
-        """The distinct ``(p, i)`` of ``rows`` – or ``rows`` itself when few are duplicates.
-
-        Deduplicating in DuckDB (out of core) matters when the rows repeat pairs a lot; when
-        they hardly do, its hash aggregate costs seconds per 10⁷ rows for nothing, because
-        ``PersonItemGraph._from_codes`` merges duplicate codes with one sort anyway.
-        """
-        row = self.run(f"SELECT count(*), approx_count_distinct(hash(p, i)) FROM {rows}", "one")
-        assert row is not None
-        total, distinct = int(row[0]), int(row[1])
-        if distinct >= _MOSTLY_DISTINCT * total:
-            return rows
-        return self.table("pairs", f"SELECT DISTINCT p, i FROM {rows}")
 
     def encode(
         self, valid: str, pairs: str, *, with_counts: bool, types: tuple[str, str]
@@ -710,7 +762,7 @@ class _Session:
         )
         person_labels = self.labels(f"SELECT p FROM {persons} ORDER BY pc", types[0])
         item_labels = self.labels(f"SELECT i FROM {items} ORDER BY ic", types[1])
-        try:
+        with self.label_errors():
             return PersonItemGraph._from_codes(
                 _plain(codes["pc"]),
                 _plain(codes["ic"]),
@@ -718,12 +770,6 @@ class _Session:
                 item_labels,
                 _plain(codes["c"]) if with_counts else None,
             )
-        except DataError as exc:
-            raise DataError(
-                f"the ids could not be represented exactly as NumPy labels ({exc}); cast the "
-                "id columns to VARCHAR or BIGINT in SQL",
-                source=self.source.name,
-            ) from exc
 
     def labels(self, select: str, duck_type: str) -> np.ndarray:
         """The one column of ``select`` as a label array (DATE as ``datetime64[D]``)."""
@@ -876,6 +922,18 @@ def _plain(values: Any) -> np.ndarray:
     if isinstance(values, np.ma.MaskedArray):
         return np.asarray(values.filled())
     return np.asarray(values)
+
+
+def _arrow_labels(labels: np.ndarray, duck_type: str) -> np.ndarray:
+    """Labels as the NumPy reader returns them: Arrow exports UUIDs as text, make them UUIDs.
+
+    The canonical lower-case hex text sorts like the 128-bit value, so the order is kept.
+    """
+    if duck_type != "UUID":
+        return labels
+    out = np.empty(labels.size, dtype=object)
+    out[:] = [uuid.UUID(text) for text in labels]
+    return out
 
 
 def _duckdb_array(labels: np.ndarray) -> np.ndarray:

@@ -1,0 +1,191 @@
+"""Streaming dictionary encoding of person–item rows into pair keys (no Python object per row).
+
+The reader hands this module a stream of Arrow record batches with the columns ``p``, ``i`` (and
+``c`` for counts).  Each batch is dictionary-encoded on its own (Arrow's hash kernel, the two
+columns in two threads) and only its small ``int32`` codes and its dictionary are kept – never the
+rows' labels.  At the end the batch dictionaries are unified, the distinct labels sorted (strings
+by code point, numbers numerically: the data-independent order of :mod:`dpcount.graph`), and every
+row becomes one ``int64`` pair key ``person_code * n_items + item_code`` written straight into a
+preallocated array.  Deduplication then is one in-place sort of those keys
+(:func:`dpcount.graph.csr_from_keys`).
+
+Memory per row while streaming is 8 bytes of codes (4 per column); the key array adds 8 bytes per
+row while the codes are released batch by batch.
+
+Rows that would need an error message or a warning – a null, empty-string or NaN id, a null or
+negative count, no rows at all – raise :class:`NeedsChecks`; the reader then takes its SQL path,
+which counts and reports them exactly (see :mod:`dpcount.io`).
+
+Examples
+--------
+>>> import pyarrow as pa
+>>> batch = pa.record_batch({"p": ["b", "a", "b"], "i": [7, 7, 5]})
+>>> encoded = encode_batches([batch], with_counts=False)
+>>> encoded.person_labels.tolist(), encoded.item_labels.tolist(), encoded.keys.tolist()
+(['a', 'b'], [5, 7], [3, 1, 2])
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from dpcount.graph import _check_key_range
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["EncodedPairs", "NeedsChecks", "encode_batches"]
+
+
+_RELEASED = np.empty(0, dtype=np.int32)
+
+
+class NeedsChecks(Exception):
+    """The rows hold something the SQL path must count and report (nulls, NaN, negatives …)."""
+
+
+@dataclass(frozen=True)
+class EncodedPairs:
+    """Pair keys (one per row, unsorted, duplicates kept) and the sorted distinct labels."""
+
+    keys: np.ndarray  # int64: person_code * max(n_items, 1) + item_code
+    person_labels: np.ndarray
+    item_labels: np.ndarray
+    counts: np.ndarray | None  # int64, one per row, or None
+
+
+class _Column:
+    """Per-batch codes and dictionaries of one id column."""
+
+    def __init__(self) -> None:
+        self.codes: list[np.ndarray] = []
+        self.dictionaries: list[pa.Array] = []
+
+    def add(self, encoded: tuple[np.ndarray, pa.Array]) -> None:
+        self.codes.append(encoded[0])
+        self.dictionaries.append(encoded[1])
+
+    def unify(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Sorted distinct labels, and per batch the map from its dictionary to their ranks."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        dictionaries = self.dictionaries
+        if pa.types.is_string(dictionaries[0].type):  # 32-bit offsets could overflow
+            dictionaries = [d.cast(pa.large_string()) for d in dictionaries]
+        merged = pc.dictionary_encode(pa.concat_arrays(dictionaries))
+        distinct = merged.dictionary
+        if pa.types.is_string(distinct.type) or pa.types.is_large_string(distinct.type):
+            if pc.any(pc.equal(distinct, "")).as_py():
+                raise NeedsChecks("empty-string id")
+        if pa.types.is_floating(distinct.type) and pc.any(pc.is_nan(distinct)).as_py():
+            raise NeedsChecks("NaN id")
+        order = pc.sort_indices(distinct).to_numpy()
+        labels = distinct.take(order).to_numpy(zero_copy_only=False)
+        rank = np.empty(order.size, dtype=np.int64)
+        if labels.dtype.kind == "f" and labels.size > 1:
+            # -0.0 and 0.0 hash apart but are one label (numerically equal).
+            fresh = np.ones(labels.size, dtype=bool)
+            np.not_equal(labels[1:], labels[:-1], out=fresh[1:])
+            rank[order] = np.cumsum(fresh) - 1
+            labels = labels[fresh]
+        else:
+            rank[order] = np.arange(order.size)
+        to_rank = rank[merged.indices.to_numpy()]
+        bounds = np.cumsum([0] + [len(d) for d in self.dictionaries])
+        maps = [to_rank[a:b] for a, b in itertools.pairwise(bounds)]
+        return labels, maps
+
+
+#: Rows encoded together: one dictionary per group (readers yield ~10⁵-row batches, whose
+#: dictionaries would repeat most labels), small enough that a group's labels stay ~100 MB.
+_ROWS_PER_GROUP = 1 << 22
+
+
+def _regroup(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
+    """Tables of about ``rows`` rows made of consecutive non-empty batches (no copy)."""
+    import pyarrow as pa
+
+    pending: list[pa.RecordBatch] = []
+    size = 0
+    for batch in batches:
+        if batch.num_rows:
+            pending.append(batch)
+            size += batch.num_rows
+        if size >= rows:
+            yield pa.Table.from_batches(pending)
+            pending, size = [], 0
+    if pending:
+        yield pa.Table.from_batches(pending)
+
+
+def _encode_column(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """Codes and one dictionary for all chunks of ``array``.
+
+    Arrow encodes the chunks with one shared hash table, so each chunk's dictionary is a prefix
+    of the last one and every chunk's indices are valid for it.
+    """
+    import pyarrow.compute as pc
+
+    if array.null_count:
+        raise NeedsChecks("null id")
+    encoded = pc.dictionary_encode(array)
+    chunks = encoded.chunks
+    codes = [chunk.indices.to_numpy() for chunk in chunks]
+    return np.concatenate(codes) if len(codes) > 1 else codes[0], chunks[-1].dictionary
+
+
+def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> EncodedPairs:
+    """Encode a stream of ``p``, ``i`` (, ``c``) batches into pair keys and sorted labels.
+
+    Raises
+    ------
+    NeedsChecks
+        When a row has a null, empty or NaN id or a null or negative count, or there are no
+        rows: the caller reports those through its exact (slower) path.
+    """
+    persons, items = _Column(), _Column()
+    counts: list[np.ndarray] = []
+    total = 0
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for batch in _regroup(batches, _ROWS_PER_GROUP):
+            p, i = pool.map(_encode_column, (batch.column(0), batch.column(1)))
+            persons.add(p)
+            items.add(i)
+            if with_counts:
+                c = batch.column(2)
+                if c.null_count:
+                    raise NeedsChecks("null count")
+                values = c.to_numpy().astype(np.int64, copy=False)
+                if values.size and values.min() < 0:
+                    raise NeedsChecks("negative count")
+                counts.append(values)
+            total += batch.num_rows
+        if not total:
+            raise NeedsChecks("no rows")
+        (person_labels, person_maps), (item_labels, item_maps) = pool.map(
+            _Column.unify, (persons, items)
+        )
+    n, m = person_labels.size, item_labels.size
+    _check_key_range(n, m)
+    keys = np.empty(total, dtype=np.int64)
+    written = 0
+    for k in range(len(persons.codes)):
+        p_codes, i_codes = persons.codes[k], items.codes[k]
+        end = written + p_codes.size
+        np.multiply(person_maps[k][p_codes], m, out=keys[written:end])
+        keys[written:end] += item_maps[k][i_codes]
+        persons.codes[k] = items.codes[k] = _RELEASED  # free each batch's codes once used
+        written = end
+    return EncodedPairs(
+        keys=keys,
+        person_labels=person_labels,
+        item_labels=item_labels,
+        counts=np.concatenate(counts) if with_counts else None,
+    )
