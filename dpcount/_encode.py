@@ -1,16 +1,16 @@
-"""Streaming dictionary encoding of person–item rows into pair keys (no Python object per row).
+"""Streaming dictionary encoding of person–item rows into integer codes (no Python object per row).
 
 The reader hands this module a stream of Arrow record batches with the columns ``p``, ``i`` (and
 ``c`` for counts).  Each batch is dictionary-encoded on its own (Arrow's hash kernel, the two
 columns in two threads) and only its small ``int32`` codes and its dictionary are kept – never the
 rows' labels.  At the end the batch dictionaries are unified, the distinct labels sorted (strings
 by code point, numbers numerically: the data-independent order of :mod:`dpcount.graph`), and every
-row becomes one ``int64`` pair key ``person_code * n_items + item_code`` written straight into a
-preallocated array.  Deduplication then is one in-place sort of those keys
-(:func:`dpcount.graph.csr_from_keys`).
+row's codes are mapped to the ranks of its labels, written straight into two preallocated
+``int32`` arrays.  Deduplication and CSR are then the graph's business
+(:meth:`dpcount.graph.PersonItemGraph._from_codes`).
 
-Memory per row while streaming is 8 bytes of codes (4 per column); the key array adds 8 bytes per
-row while the codes are released batch by batch.
+Memory per row while streaming is 8 bytes of group codes (4 per column); the global code
+arrays take as much again while the group codes are released group by group.
 
 Rows that would need an error message or a warning – a null, empty-string or NaN id, a null or
 negative count, no rows at all – raise :class:`NeedsChecks`; the reader then takes its SQL path,
@@ -21,8 +21,10 @@ Examples
 >>> import pyarrow as pa
 >>> batch = pa.record_batch({"p": ["b", "a", "b"], "i": [7, 7, 5]})
 >>> encoded = encode_batches([batch], with_counts=False)
->>> encoded.person_labels.tolist(), encoded.item_labels.tolist(), encoded.keys.tolist()
-(['a', 'b'], [5, 7], [3, 1, 2])
+>>> encoded.person_labels.tolist(), encoded.item_labels.tolist()
+(['a', 'b'], [5, 7])
+>>> encoded.person_codes.tolist(), encoded.item_codes.tolist()
+([1, 0, 1], [1, 1, 0])
 """
 
 from __future__ import annotations
@@ -34,8 +36,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-
-from dpcount.graph import _check_key_range
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -52,9 +52,10 @@ class NeedsChecks(Exception):
 
 @dataclass(frozen=True)
 class EncodedPairs:
-    """Pair keys (one per row, unsorted, duplicates kept) and the sorted distinct labels."""
+    """Codes of every row (unsorted, duplicates kept) and the sorted distinct labels."""
 
-    keys: np.ndarray  # int64: person_code * max(n_items, 1) + item_code
+    person_codes: np.ndarray  # int32 (int64 beyond 2**31 persons), index into person_labels
+    item_codes: np.ndarray  # int32, index into item_labels
     person_labels: np.ndarray
     item_labels: np.ndarray
     counts: np.ndarray | None  # int64, one per row, or None
@@ -88,7 +89,7 @@ class _Column:
             raise NeedsChecks("NaN id")
         order = pc.sort_indices(distinct).to_numpy()
         labels = distinct.take(order).to_numpy(zero_copy_only=False)
-        rank = np.empty(order.size, dtype=np.int64)
+        rank = np.empty(order.size, dtype=np.int32 if order.size < 2**31 else np.int64)
         if labels.dtype.kind == "f" and labels.size > 1:
             # -0.0 and 0.0 hash apart but are one label (numerically equal).
             fresh = np.ones(labels.size, dtype=bool)
@@ -142,7 +143,7 @@ def _encode_column(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
 
 
 def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> EncodedPairs:
-    """Encode a stream of ``p``, ``i`` (, ``c``) batches into pair keys and sorted labels.
+    """Encode a stream of ``p``, ``i`` (, ``c``) batches into integer codes and sorted labels.
 
     Raises
     ------
@@ -172,19 +173,18 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
         (person_labels, person_maps), (item_labels, item_maps) = pool.map(
             _Column.unify, (persons, items)
         )
-    n, m = person_labels.size, item_labels.size
-    _check_key_range(n, m)
-    keys = np.empty(total, dtype=np.int64)
+    person_codes = np.empty(total, dtype=person_maps[0].dtype)  # int32 below 2**31 labels
+    item_codes = np.empty(total, dtype=item_maps[0].dtype)
     written = 0
     for k in range(len(persons.codes)):
-        p_codes, i_codes = persons.codes[k], items.codes[k]
-        end = written + p_codes.size
-        np.multiply(person_maps[k][p_codes], m, out=keys[written:end])
-        keys[written:end] += item_maps[k][i_codes]
-        persons.codes[k] = items.codes[k] = _RELEASED  # free each batch's codes once used
+        end = written + persons.codes[k].size
+        np.take(person_maps[k], persons.codes[k], out=person_codes[written:end])
+        np.take(item_maps[k], items.codes[k], out=item_codes[written:end])
+        persons.codes[k] = items.codes[k] = _RELEASED  # free each group's codes once used
         written = end
     return EncodedPairs(
-        keys=keys,
+        person_codes=person_codes,
+        item_codes=item_codes,
         person_labels=person_labels,
         item_labels=item_labels,
         counts=np.concatenate(counts) if with_counts else None,

@@ -44,6 +44,9 @@ if TYPE_CHECKING:
 __all__ = ["GraphSummary", "PersonItemGraph"]
 
 _MAX_ITEMS = 2**31 - 1  # item ids are int32
+#: Pairs from which CSR is built by the compiled counting sort of :mod:`dpcount._csr`; below,
+#: NumPy sorts pair keys (compiling or loading the kernel would cost more than it saves).
+COMPILED_MIN_PAIRS = 1 << 21
 
 
 # --------------------------------------------------------------------------------------------
@@ -417,13 +420,28 @@ class PersonItemGraph:
         person_labels: np.ndarray,
         item_labels: np.ndarray,
         counts: np.ndarray | None = None,
+        *,
+        all_items_held: bool = False,
     ) -> PersonItemGraph:
-        """CSR from codes into sorted label arrays; merges duplicates, drops unheld items."""
+        """CSR from codes into sorted label arrays; merges duplicates, drops unheld items.
+
+        Many pairs without counts go through a compiled counting sort by person
+        (:mod:`dpcount._csr`); otherwise the pair keys are sorted (:meth:`_from_keys`).
+        """
         n, m = person_labels.size, item_labels.size
+        if m > _MAX_ITEMS:
+            raise DataError(f"{m} items exceed the int32 item-id range")
+        if counts is None and person_codes.size >= COMPILED_MIN_PAIRS:
+            from dpcount._csr import csr_by_counting  # imports numba: only for large inputs
+
+            indptr, indices = csr_by_counting(person_codes, item_codes, n)
+            return cls._finish(indptr, indices, person_labels, item_labels, all_items_held)
         _check_key_range(n, m)
         keys = person_codes.astype(np.int64) * max(m, 1)
         keys += item_codes
-        return cls._from_keys(keys, person_labels, item_labels, counts)
+        return cls._from_keys(
+            keys, person_labels, item_labels, counts, all_items_held=all_items_held
+        )
 
     @classmethod
     def _from_keys(
@@ -448,12 +466,7 @@ class PersonItemGraph:
         m = max(item_labels.size, 1)
         if counts is None:
             indptr, indices = csr_from_keys(keys, person_labels.size, m)
-            if not all_items_held:
-                held = np.bincount(indices, minlength=item_labels.size) > 0
-                if not held.all():
-                    indices = (np.cumsum(held, dtype=np.int32) - 1)[indices]
-                    item_labels = item_labels[held]
-            return cls._trusted(indptr, indices, person_labels, item_labels)
+            return cls._finish(indptr, indices, person_labels, item_labels, all_items_held)
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
         del keys
@@ -474,6 +487,23 @@ class PersonItemGraph:
             item_labels = item_labels[held]
         indptr, indices = csr_from_keys(unique_keys, person_labels.size, max(item_labels.size, 1))
         return cls._trusted(indptr, indices, person_labels, item_labels, merged)
+
+    @classmethod
+    def _finish(
+        cls,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        person_labels: np.ndarray,
+        item_labels: np.ndarray,
+        all_items_held: bool,
+    ) -> PersonItemGraph:
+        """:meth:`_trusted`, after dropping items without holders unless told there are none."""
+        if not all_items_held:
+            held = np.bincount(indices, minlength=item_labels.size) > 0
+            if not held.all():
+                indices = (np.cumsum(held, dtype=np.int32) - 1)[indices]
+                item_labels = item_labels[held]
+        return cls._trusted(indptr, indices, person_labels, item_labels)
 
     @classmethod
     def _trusted(

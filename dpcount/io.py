@@ -645,8 +645,9 @@ class _Session:
                     f"unexpected {exc} after the checks", source=self.source.name
                 ) from exc
         with self.label_errors():
-            return PersonItemGraph._from_keys(
-                encoded.keys,
+            return PersonItemGraph._from_codes(
+                encoded.person_codes,
+                encoded.item_codes,
                 _arrow_labels(encoded.person_labels, types[0]),
                 _arrow_labels(encoded.item_labels, types[1]),
                 encoded.counts,
