@@ -38,7 +38,6 @@ from dpcount.errors import DataError, InvalidParameterError
 if TYPE_CHECKING:
     import igraph
     import networkx
-    import pandas
     import scipy.sparse
 
 __all__ = ["GraphSummary", "PersonItemGraph"]
@@ -378,9 +377,20 @@ class PersonItemGraph:
 
     @classmethod
     def from_dataframe(
-        cls, df: pandas.DataFrame, person: str, item: str, count: str | None = None
+        cls,
+        df: Any,
+        person: str = "person",
+        item: str = "item",
+        count: str | None = None,
+        *,
+        drop_nulls: bool = False,
     ) -> PersonItemGraph:
-        """Build a graph from two (or three) columns of a pandas DataFrame.
+        """Build a graph from two (or three) columns of a table in memory.
+
+        ``df`` is a pandas or polars DataFrame, a polars LazyFrame, a pyarrow Table or
+        RecordBatchReader, or a DuckDB relation; the table is read exactly like a file by
+        :func:`dpcount.read_pairs` (same options, same errors – e.g. null ids are an error
+        unless ``drop_nulls=True``).
 
         Examples
         --------
@@ -389,13 +399,15 @@ class PersonItemGraph:
         >>> PersonItemGraph.from_dataframe(df, person="user", item="word").n_pairs
         3
         """
-        for column in (person, item, count):
-            if column is not None and column not in df.columns:
-                raise DataError(
-                    f"column {column!r} not found; the DataFrame has {list(map(str, df.columns))}"
-                )
-        counts = None if count is None else df[count].to_numpy()
-        return cls.from_pairs(df[person], df[item], counts=counts)
+        from dpcount._frames import frame_kind
+        from dpcount.io import read_pairs
+
+        if frame_kind(df) is None:
+            raise InvalidParameterError(
+                f"from_dataframe takes a pandas, polars, Arrow or DuckDB table, not a "
+                f"{type(df).__name__}; use from_pairs for sequences"
+            )
+        return read_pairs(df, person=person, item=item, count=count, drop_nulls=drop_nulls)
 
     @classmethod
     def _from_label_arrays(

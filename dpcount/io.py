@@ -47,15 +47,16 @@ import re
 import tempfile
 import uuid
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from dpcount._encode import EncodedPairs, NeedsChecks, encode_batches
+from dpcount._frames import frame_kind, registrable
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.text import NGRAM_SIZES, TOKEN_PATTERN, tokenize
@@ -127,7 +128,7 @@ class DroppedRowsWarning(UserWarning):
 
 
 def read_pairs(
-    source: str | os.PathLike[str] | None = None,
+    source: str | os.PathLike[str] | Any | None = None,
     person: str = "person",
     item: str = "item",
     count: str | None = None,
@@ -141,14 +142,20 @@ def read_pairs(
     encoding: str = "utf-8",
     column_types: Mapping[str, str] | None = None,
 ) -> PersonItemGraph:
-    """Read person–item pairs from a file or a SQL query into a :class:`PersonItemGraph`.
+    """Read person–item pairs from a file, a table in memory or a SQL query into a graph.
 
     Duplicate pairs are merged (their ``count`` values summed when a count column is given).
+    The rows stream through once as Arrow batches; memory is about 12 bytes per row plus the
+    distinct labels.
 
     Parameters
     ----------
     source
-        Path (or glob) of a CSV, TSV, Parquet or JSON lines file.  Omit it when giving ``sql``.
+        Path (or glob) of a CSV, TSV, Parquet or JSON lines file, or a table in memory: a pandas
+        or polars DataFrame, a polars LazyFrame, a pyarrow Table or RecordBatchReader (read into
+        memory first, as it can be read only once), or a DuckDB relation (run on ``connection``
+        when given – it must be the relation's own – otherwise fetched as an Arrow table).
+        Omit it when giving ``sql``.
     person, item
         Columns holding the person id and the item id.
     count
@@ -156,7 +163,8 @@ def read_pairs(
         item); pairs whose counts sum to 0 are dropped.
     sql
         A DuckDB ``SELECT`` query producing the columns, instead of ``source``.  It may read files
-        itself, e.g. ``SELECT ... FROM read_parquet('logs/*.parquet') WHERE ...``.
+        itself, e.g. ``SELECT ... FROM read_parquet('logs/*.parquet') WHERE ...``, and tables
+        registered on ``connection`` (``connection.register("visits", df)``).
     connection
         DuckDB connection to run on (for your tables, views, extensions or credentials); default
         a fresh in-memory database.
@@ -205,10 +213,13 @@ def read_pairs(
     ...                person="u", item="w")
     >>> g.person_labels.tolist(), g.item_labels.tolist(), g.indices.tolist()
     (['a', 'b'], [1, 2], [0, 1, 1])
+    >>> import pandas as pd
+    >>> read_pairs(pd.DataFrame({"person": [1, 1, 2], "item": ["x", "y", "x"]})).n_pairs
+    3
     """
     src = _resolve_source(source, sql, format, delimiter, header, encoding, column_types)
     roles = {"person": person, "item": item} | ({"count": count} if count is not None else {})
-    with _session(connection, src) as session:
+    with _session(connection, src, [person, item]) as session:
         types = session.column_types(roles)
         projection = {
             "p": _label_expr(person, types[person], src),
@@ -397,6 +408,7 @@ class _Source:
     name: str
     path: str | None = None
     csv_header: bool = False  # a CSV/TSV file whose first line is taken as the column names
+    frame: Any = field(default=None, compare=False)  # an in-memory table registered as relation
 
 
 def _looks_like_data(name: str) -> bool:
@@ -419,8 +431,11 @@ def _resolve_source(
 ) -> _Source:
     """Check the source options and turn them into a ``FROM`` clause."""
     if (source is None) == (sql is None):
-        raise InvalidParameterError("give exactly one of a file (source=...) and a query (sql=...)")
-    if sql is not None:
+        raise InvalidParameterError(
+            "give exactly one of a file or table (source=...) and a query (sql=...)"
+        )
+    kind = frame_kind(source)
+    if sql is not None or kind is not None:
         for option, value, default in (
             ("format", format, None),
             ("delimiter", delimiter, None),
@@ -429,14 +444,22 @@ def _resolve_source(
             ("column_types", column_types, None),
         ):
             if value != default:
-                raise InvalidParameterError(
-                    f"{option}= applies to files only; with sql=, express it in the query"
-                )
+                advice = "with sql=, express it in the query" if kind is None else "not tables"
+                raise InvalidParameterError(f"{option}= applies to files only; {advice}")
+    if kind is not None:
+        name = f"dpcount_frame_{uuid.uuid4().hex[:12]}"
+        return _Source(relation=name, name=kind, frame=source)
+    if sql is not None:
         query = sql.strip().rstrip(";").strip()
         if not query:
             raise InvalidParameterError("sql is empty; pass a SELECT query")
         return _Source(relation=f"({query}) AS dpcount_query", name="SQL query")
-    path = os.path.expanduser(os.fspath(source))  # type: ignore[arg-type]
+    if not isinstance(source, str | os.PathLike):
+        raise InvalidParameterError(
+            f"cannot read a {type(source).__name__}: pass a path, a glob, or a pandas, polars, "
+            "Arrow or DuckDB table"
+        )
+    path = os.path.expanduser(os.fspath(source))
     fmt = _check_format(format, path)
     _check_file(path)
     return _Source(
@@ -779,21 +802,57 @@ class _Session:
 
 
 @contextmanager
-def _session(connection: duckdb.DuckDBPyConnection | None, source: _Source) -> Iterator[_Session]:
-    """A session on the caller's connection, or on a private in-memory database."""
+def _session(
+    connection: duckdb.DuckDBPyConnection | None, source: _Source, columns: Iterable[str] = ()
+) -> Iterator[_Session]:
+    """A session on the caller's connection, or on a private in-memory database.
+
+    An in-memory table source is registered under its unique name for the session only.
+    """
     import duckdb
 
     if connection is not None:
         session = _Session(connection, source)
         try:
-            yield session
+            with _registered(session, connection, columns):
+                yield session
         finally:
             session.drop_all()
         return
     with tempfile.TemporaryDirectory(prefix="dpcount-duckdb-") as spill:
         # A private database spills to our own temporary folder, never into the working directory.
         with duckdb.connect(":memory:", config={"temp_directory": spill}) as con:
-            yield _Session(con, source)
+            session = _Session(con, source)
+            with _registered(session, None, columns):
+                yield session
+
+
+@contextmanager
+def _registered(
+    session: _Session, connection: duckdb.DuckDBPyConnection | None, columns: Iterable[str]
+) -> Iterator[None]:
+    """Register the session's in-memory table (if any) while the block runs.
+
+    ``connection`` is the caller's connection, if any; ``columns`` the id columns to check.
+    """
+    import duckdb
+
+    source = session.source
+    if source.frame is None:
+        yield
+        return
+    table = registrable(source.frame, source.name, connection, columns)
+    try:
+        session.con.register(source.relation, table)
+    except duckdb.Error as exc:
+        raise _data_error(exc, source) from exc
+    try:
+        yield
+    finally:
+        try:
+            session.con.unregister(source.relation)
+        except duckdb.Error:  # e.g. the caller's transaction was aborted by the error
+            pass
 
 
 # --------------------------------------------------------------------------------------------
