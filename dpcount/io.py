@@ -585,8 +585,9 @@ class _Session:
             result = self.con.execute(statement)
             if fetch == "all":
                 return result.fetchall()
-            if fetch == "one":
-                return result.fetchone()
+            if fetch == "one":  # fetchall: an unfinished result would block register()
+                rows = result.fetchall()
+                return rows[0] if rows else None
             if fetch == "numpy":
                 return result.fetchnumpy()
             return None
@@ -842,6 +843,9 @@ def _registered(
         yield
         return
     table = registrable(source.frame, source.name, connection, columns)
+    # A statement first: DuckDB refuses register() while the caller's last execute() result
+    # is unfinished, and executing anything discards it (as every reader statement would).
+    session.run("SELECT 1", "all")
     try:
         session.con.register(source.relation, table)
     except duckdb.Error as exc:
