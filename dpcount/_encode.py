@@ -5,12 +5,10 @@ The reader hands this module a stream of Arrow record batches with the columns `
 columns in two threads) and only its small ``int32`` codes and its dictionary are kept – never the
 rows' labels.  At the end the batch dictionaries are unified, the distinct labels sorted (strings
 by code point, numbers numerically: the data-independent order of :mod:`dpcount.graph`), and every
-row's codes are mapped to the ranks of its labels, written straight into two preallocated
-``int32`` arrays.  Deduplication and CSR are then the graph's business
-(:meth:`dpcount.graph.PersonItemGraph._from_codes`).
+row's codes are mapped, in place, to the ranks of its labels.  Deduplication and CSR are then
+the graph's business (:meth:`dpcount.graph.PersonItemGraph._from_code_groups`).
 
-Memory per row while streaming is 8 bytes of group codes (4 per column); the global code
-arrays take as much again while the group codes are released group by group.
+Memory per row is 8 bytes of codes (4 per column) plus, while a group is encoded, its labels.
 
 Rows that would need an error message or a warning – a null, empty-string or NaN id, a null or
 negative count, no rows at all – raise :class:`NeedsChecks`; the reader then takes its SQL path,
@@ -23,7 +21,7 @@ Examples
 >>> encoded = encode_batches([batch], with_counts=False)
 >>> encoded.person_labels.tolist(), encoded.item_labels.tolist()
 (['a', 'b'], [5, 7])
->>> encoded.person_codes.tolist(), encoded.item_codes.tolist()
+>>> encoded.person_codes[0].tolist(), encoded.item_codes[0].tolist()
 ([1, 0, 1], [1, 1, 0])
 """
 
@@ -37,13 +35,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dpcount.errors import DataError
+
 if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = ["EncodedPairs", "NeedsChecks", "encode_batches"]
 
 
-_RELEASED = np.empty(0, dtype=np.int32)
+_MAX_LABELS = 2**31 - 1  # codes are int32
 
 
 class NeedsChecks(Exception):
@@ -54,8 +54,8 @@ class NeedsChecks(Exception):
 class EncodedPairs:
     """Codes of every row (unsorted, duplicates kept) and the sorted distinct labels."""
 
-    person_codes: np.ndarray  # int32 (int64 beyond 2**31 persons), index into person_labels
-    item_codes: np.ndarray  # int32, index into item_labels
+    person_codes: list[np.ndarray]  # int32 per group of rows, indices into person_labels
+    item_codes: list[np.ndarray]  # int32 per group of rows, indices into item_labels
     person_labels: np.ndarray
     item_labels: np.ndarray
     counts: np.ndarray | None  # int64, one per row, or None
@@ -87,9 +87,11 @@ class _Column:
                 raise NeedsChecks("empty-string id")
         if pa.types.is_floating(distinct.type) and pc.any(pc.is_nan(distinct)).as_py():
             raise NeedsChecks("NaN id")
+        if len(distinct) > _MAX_LABELS:
+            raise DataError(f"{len(distinct)} distinct ids in one column exceed 2**31 - 1")
         order = pc.sort_indices(distinct).to_numpy()
         labels = distinct.take(order).to_numpy(zero_copy_only=False)
-        rank = np.empty(order.size, dtype=np.int32 if order.size < 2**31 else np.int64)
+        rank = np.empty(order.size, dtype=np.int32)  # at most _MAX_LABELS (checked later)
         if labels.dtype.kind == "f" and labels.size > 1:
             # -0.0 and 0.0 hash apart but are one label (numerically equal).
             fresh = np.ones(labels.size, dtype=bool)
@@ -105,8 +107,8 @@ class _Column:
 
 
 #: Rows encoded together: one dictionary per group (readers yield ~10⁵-row batches, whose
-#: dictionaries would repeat most labels), small enough that a group's labels stay ~100 MB.
-_ROWS_PER_GROUP = 1 << 22
+#: dictionaries would repeat most labels), small enough that a group's labels stay ~30 MB.
+_ROWS_PER_GROUP = 1 << 20
 
 
 def _regroup(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
@@ -138,8 +140,10 @@ def _encode_column(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
         raise NeedsChecks("null id")
     encoded = pc.dictionary_encode(array)
     chunks = encoded.chunks
-    codes = [chunk.indices.to_numpy() for chunk in chunks]
-    return np.concatenate(codes) if len(codes) > 1 else codes[0], chunks[-1].dictionary
+    # A writable NumPy copy: the codes are mapped to global ranks in place later, and Arrow's
+    # buffers go back to its pool now.
+    codes = np.concatenate([chunk.indices.to_numpy() for chunk in chunks])
+    return codes, chunks[-1].dictionary
 
 
 def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> EncodedPairs:
@@ -173,18 +177,12 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
         (person_labels, person_maps), (item_labels, item_maps) = pool.map(
             _Column.unify, (persons, items)
         )
-    person_codes = np.empty(total, dtype=person_maps[0].dtype)  # int32 below 2**31 labels
-    item_codes = np.empty(total, dtype=item_maps[0].dtype)
-    written = 0
-    for k in range(len(persons.codes)):
-        end = written + persons.codes[k].size
-        np.take(person_maps[k], persons.codes[k], out=person_codes[written:end])
-        np.take(item_maps[k], items.codes[k], out=item_codes[written:end])
-        persons.codes[k] = items.codes[k] = _RELEASED  # free each group's codes once used
-        written = end
+    for k in range(len(persons.codes)):  # group codes -> global ranks, in place
+        np.take(person_maps[k], persons.codes[k], out=persons.codes[k])
+        np.take(item_maps[k], items.codes[k], out=items.codes[k])
     return EncodedPairs(
-        person_codes=person_codes,
-        item_codes=item_codes,
+        person_codes=persons.codes,
+        item_codes=items.codes,
         person_labels=person_labels,
         item_labels=item_labels,
         counts=np.concatenate(counts) if with_counts else None,

@@ -435,22 +435,48 @@ class PersonItemGraph:
         *,
         all_items_held: bool = False,
     ) -> PersonItemGraph:
-        """CSR from codes into sorted label arrays; merges duplicates, drops unheld items.
+        """CSR from codes into sorted label arrays; merges duplicates, drops unheld items."""
+        return cls._from_code_groups(
+            [person_codes],
+            [item_codes],
+            person_labels,
+            item_labels,
+            counts,
+            all_items_held=all_items_held,
+        )
+
+    @classmethod
+    def _from_code_groups(
+        cls,
+        person_codes: list[np.ndarray],
+        item_codes: list[np.ndarray],
+        person_labels: np.ndarray,
+        item_labels: np.ndarray,
+        counts: np.ndarray | None = None,
+        *,
+        all_items_held: bool = False,
+    ) -> PersonItemGraph:
+        """:meth:`_from_codes` for pairs given in groups (concatenated only if need be).
 
         Many pairs without counts go through a compiled counting sort by person
-        (:mod:`dpcount._csr`); otherwise the pair keys are sorted (:meth:`_from_keys`).
+        (:mod:`dpcount._csr`), which reads the groups as they are; otherwise the pair keys
+        are sorted (:meth:`_from_keys`).
         """
         n, m = person_labels.size, item_labels.size
-        if m > _MAX_ITEMS:
-            raise DataError(f"{m} items exceed the int32 item-id range")
-        if counts is None and person_codes.size >= COMPILED_MIN_PAIRS:
+        if m > _MAX_ITEMS or n > _MAX_ITEMS:
+            raise DataError(f"{n} persons and {m} items: ids are limited to 2**31 - 1 each")
+        if counts is None and sum(g.size for g in person_codes) >= COMPILED_MIN_PAIRS:
             from dpcount._csr import csr_by_counting  # imports numba: only for large inputs
 
-            indptr, indices = csr_by_counting(person_codes, item_codes, n)
+            indptr, indices = csr_by_counting(
+                [g.astype(np.int32, copy=False) for g in person_codes],
+                [g.astype(np.int32, copy=False) for g in item_codes],
+                n,
+            )
             return cls._finish(indptr, indices, person_labels, item_labels, all_items_held)
         _check_key_range(n, m)
-        keys = person_codes.astype(np.int64) * max(m, 1)
-        keys += item_codes
+        keys = np.concatenate([g.astype(np.int64) for g in person_codes]) * max(m, 1)
+        keys += np.concatenate(item_codes)
         return cls._from_keys(
             keys, person_labels, item_labels, counts, all_items_held=all_items_held
         )

@@ -669,7 +669,7 @@ class _Session:
                     f"unexpected {exc} after the checks", source=self.source.name
                 ) from exc
         with self.label_errors():
-            return PersonItemGraph._from_codes(
+            return PersonItemGraph._from_code_groups(
                 encoded.person_codes,
                 encoded.item_codes,
                 _arrow_labels(encoded.person_labels, types[0]),

@@ -170,7 +170,7 @@ def test_sql_errors_are_data_errors():
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("group_rows", [7, 1 << 22])  # many encoding groups / one
+@pytest.mark.parametrize("group_rows", [7, 1 << 20])  # many encoding groups / one
 def test_duplicates_merge_across_encoding_groups(tmp_path, monkeypatch, group_rows):
     import dpcount._encode
 
