@@ -12,19 +12,21 @@ Examples
 >>> import numpy as np
 >>> persons = [np.array([2, 0], np.int32), np.array([2, 2], np.int32)]
 >>> items = [np.array([1, 0], np.int32), np.array([0, 1], np.int32)]
->>> indptr, indices = csr_by_counting(persons, items, 3)
+>>> indptr, indices = csr_by_counting(persons, items, 3)  # empties the two lists
 >>> indptr.tolist(), indices.tolist()
 ([0, 1, 1, 3], [0, 0, 1])
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 from numba import njit
 
+from dpcount._memory import release_free_memory
+
 __all__ = ["csr_by_counting"]
+
+_RELEASED = np.empty(0, dtype=np.int32)
 
 
 @njit(cache=True, nogil=True)
@@ -62,12 +64,15 @@ def _sort_and_compact_rows(starts: np.ndarray, indices: np.ndarray) -> tuple[np.
 
 
 def csr_by_counting(
-    person_codes: Sequence[np.ndarray], item_codes: Sequence[np.ndarray], n: int
+    person_codes: list[np.ndarray], item_codes: list[np.ndarray], n: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """``indptr`` (int64) and sorted, deduplicated ``indices`` (int32) of the pairs.
 
     ``person_codes[k]`` and ``item_codes[k]`` are one group of pairs (``int32`` arrays of equal
-    length); person codes lie in ``[0, n)``.  Nothing is modified.
+    length); person codes lie in ``[0, n)``.  The arrays are not modified, but each group is
+    dropped from the two lists once scattered, so that memory is released group by group when
+    the caller holds no other reference: the peak stays near the codes' own size, as the
+    output fills while the input empties.
     """
     starts = np.zeros(n + 1, dtype=np.int64)
     for persons in person_codes:
@@ -75,8 +80,12 @@ def csr_by_counting(
     np.cumsum(starts, out=starts)
     indices = np.empty(int(starts[-1]), dtype=np.int32)
     cursor = starts[:-1].copy()
-    for persons, items in zip(person_codes, item_codes, strict=True):
-        _scatter(persons, items, cursor, indices)
+    release_free_memory()  # what the caller freed before: the output's pages come from there
+    for k in range(len(person_codes)):
+        _scatter(person_codes[k], item_codes[k], cursor, indices)
+        person_codes[k] = item_codes[k] = _RELEASED
+        if k % 4 == 3:
+            release_free_memory()  # the freed groups, so the output can reuse their pages
     del cursor
     indptr, written = _sort_and_compact_rows(starts, indices)
     if written < indices.size:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dpcount._memory import release_free_memory
 from dpcount.errors import DataError
 
 if TYPE_CHECKING:
@@ -77,10 +78,11 @@ class _Column:
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        pool = _memory_pool()
         dictionaries = self.dictionaries
         if pa.types.is_string(dictionaries[0].type):  # 32-bit offsets could overflow
-            dictionaries = [d.cast(pa.large_string()) for d in dictionaries]
-        merged = pc.dictionary_encode(pa.concat_arrays(dictionaries))
+            dictionaries = [d.cast(pa.large_string(), memory_pool=pool) for d in dictionaries]
+        merged = pc.dictionary_encode(pa.concat_arrays(dictionaries, pool), memory_pool=pool)
         distinct = merged.dictionary
         if pa.types.is_string(distinct.type) or pa.types.is_large_string(distinct.type):
             if pc.any(pc.equal(distinct, "")).as_py():
@@ -89,8 +91,8 @@ class _Column:
             raise NeedsChecks("NaN id")
         if len(distinct) > _MAX_LABELS:
             raise DataError(f"{len(distinct)} distinct ids in one column exceed 2**31 - 1")
-        order = pc.sort_indices(distinct).to_numpy()
-        labels = distinct.take(order).to_numpy(zero_copy_only=False)
+        order = pc.sort_indices(distinct, memory_pool=pool).to_numpy()
+        labels = pc.take(distinct, order, memory_pool=pool).to_numpy(zero_copy_only=False)
         rank = np.empty(order.size, dtype=np.int32)  # at most _MAX_LABELS (checked later)
         if labels.dtype.kind == "f" and labels.size > 1:
             # -0.0 and 0.0 hash apart but are one label (numerically equal).
@@ -104,6 +106,14 @@ class _Column:
         bounds = np.cumsum([0] + [len(d) for d in self.dictionaries])
         maps = [to_rank[a:b] for a, b in itertools.pairwise(bounds)]
         return labels, maps
+
+
+def _memory_pool() -> pa.MemoryPool:
+    """The C library's allocator: it returns large freed blocks to the system at once, where
+    Arrow's default pool keeps them, which would add hundreds of MB to the reader's peak."""
+    import pyarrow as pa
+
+    return pa.system_memory_pool()
 
 
 #: Rows encoded together: one dictionary per group (readers yield ~10⁵-row batches, whose
@@ -138,7 +148,7 @@ def _encode_column(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
 
     if array.null_count:
         raise NeedsChecks("null id")
-    encoded = pc.dictionary_encode(array)
+    encoded = pc.dictionary_encode(array, memory_pool=_memory_pool())
     chunks = encoded.chunks
     # A writable NumPy copy: the codes are mapped to global ranks in place later, and Arrow's
     # buffers go back to its pool now.
@@ -172,11 +182,14 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
                     raise NeedsChecks("negative count")
                 counts.append(values)
             total += batch.num_rows
+            if len(persons.codes) % 16 == 0:
+                release_free_memory()  # earlier groups' labels and Arrow buffers
         if not total:
             raise NeedsChecks("no rows")
         (person_labels, person_maps), (item_labels, item_maps) = pool.map(
             _Column.unify, (persons, items)
         )
+    release_free_memory()  # the unification's hash tables and concatenated dictionaries
     for k in range(len(persons.codes)):  # group codes -> global ranks, in place
         np.take(person_maps[k], persons.codes[k], out=persons.codes[k])
         np.take(item_maps[k], items.codes[k], out=items.codes[k])

@@ -458,6 +458,9 @@ class PersonItemGraph:
     ) -> PersonItemGraph:
         """:meth:`_from_codes` for pairs given in groups (concatenated only if need be).
 
+        The lists are emptied as the groups are used, so that their memory can be released
+        early (callers pass lists they own).
+
         Many pairs without counts go through a compiled counting sort by person
         (:mod:`dpcount._csr`), which reads the groups as they are; otherwise the pair keys
         are sorted (:meth:`_from_keys`).
@@ -468,11 +471,9 @@ class PersonItemGraph:
         if counts is None and sum(g.size for g in person_codes) >= COMPILED_MIN_PAIRS:
             from dpcount._csr import csr_by_counting  # imports numba: only for large inputs
 
-            indptr, indices = csr_by_counting(
-                [g.astype(np.int32, copy=False) for g in person_codes],
-                [g.astype(np.int32, copy=False) for g in item_codes],
-                n,
-            )
+            for groups in (person_codes, item_codes):  # in the list: csr_by_counting frees
+                groups[:] = [g.astype(np.int32, copy=False) for g in groups]
+            indptr, indices = csr_by_counting(person_codes, item_codes, n)
             return cls._finish(indptr, indices, person_labels, item_labels, all_items_held)
         _check_key_range(n, m)
         keys = np.concatenate([g.astype(np.int64) for g in person_codes]) * max(m, 1)
