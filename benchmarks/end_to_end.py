@@ -21,7 +21,7 @@ vocabulary, so generation needs memory for one chunk only; the files are read as
 
 Run ``python -m benchmarks.end_to_end`` (7.1M and 71M pairs), ``--smoke`` for a seconds-long
 version, ``--pairs N`` for one size (beyond one chunk, about 70M pairs, e.g. ``1e9``: Parquet
-only, (a) and (b)), ``--out DIR`` to write elsewhere.  Data go to a temporary directory that
+only), ``--out DIR`` to write elsewhere.  Data go to a temporary directory that
 is removed at the end.
 """
 
@@ -65,8 +65,12 @@ start = time.perf_counter()
 graph = read_pairs(sys.argv[1])
 read = time.perf_counter() - start
 result = dp_distinct_count(graph, 1.0, rng=1)
-print(json.dumps({"seconds": time.perf_counter() - start, "read": read}))
+print(json.dumps({"seconds": time.perf_counter() - start, "read": read, "pairs": graph.n_pairs}))
 """
+
+#: Peak RSS budget of ``dpcount count`` on N pairs (issue 12): 400 MB + 16 bytes per pair.
+BUDGET_BASE_MB = 400.0
+BUDGET_BYTES_PER_PAIR = 16.0
 
 
 def _measure(argv: Sequence[str], env: dict[str, str] | None = None) -> dict[str, Any]:
@@ -132,15 +136,11 @@ def run_size(pairs: float, directory: Path) -> list[list[Any]]:
     fit one chunk, (c)."""
     rows: list[list[Any]] = []
     files = generate(directory, pairs)
-    cli = "csv, int ids" in files  # a single chunk: not the billion-pair mode
     for label, path in files.items():
         a = _measure([sys.executable, "-c", _DUCKDB, _duckdb_from(path)])
         b = _measure([sys.executable, "-c", _DPCOUNT, str(path)])
-        c = (
-            _measure([sys.executable, "-m", "dpcount", "count", str(path), "--epsilon", "1"])
-            if cli
-            else {"wall": math.nan, "rss_mb": math.nan}
-        )
+        c = _measure([sys.executable, "-m", "dpcount", "count", str(path), "--epsilon", "1"])
+        budget = BUDGET_BASE_MB + BUDGET_BYTES_PER_PAIR * b["pairs"] / 2**20
         rows.append(
             [
                 f"{pairs:.3g}",
@@ -153,6 +153,8 @@ def run_size(pairs: float, directory: Path) -> list[list[Any]]:
                 b["seconds"] / a["seconds"],
                 c["wall"],
                 c["rss_mb"],
+                budget,
+                (c["rss_mb"] - BUDGET_BASE_MB) * 2**20 / b["pairs"],
             ]
         )
     return rows
@@ -208,6 +210,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(b)/(a)",
         "(c) CLI wall s",
         "(c) MB",
+        "(c) budget MB",
+        "(c) bytes/pair above 400 MB",
     ]
     floor = sort_floor(sizes[0])
     first = first_call()
@@ -217,7 +221,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"Machine: {machine()} (shared with other jobs: compare ratios, not seconds). "
             "Each measurement is a fresh subprocess; MB = its peak RSS (`/usr/bin/time -v`). "
             "(a) and (b) time the work inside the process; (c) is the wall time of "
-            "`python -m dpcount count FILE --epsilon 1`.",
+            "`python -m dpcount count FILE --epsilon 1`.  Budget: peak RSS of (c) at most "
+            "400 MB + 16 bytes per (distinct) pair.",
             markdown_table(header, rows),
             "## Sort floor on the item ids",
             markdown_table(
