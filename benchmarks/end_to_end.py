@@ -51,7 +51,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 _DUCKDB = """
 import duckdb, json, sys, time
-con = duckdb.connect()
+con = duckdb.connect(config={"enable_progress_bar": False})
 start = time.perf_counter()
 con.execute("SELECT count(DISTINCT item), count(DISTINCT person) FROM " + sys.argv[1]).fetchall()
 print(json.dumps({"seconds": time.perf_counter() - start}))
@@ -73,7 +73,9 @@ BUDGET_BASE_MB = 400.0
 BUDGET_BYTES_PER_PAIR = 16.0
 
 
-def _measure(argv: Sequence[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+def _measure(
+    argv: Sequence[str], env: dict[str, str] | None = None, *, result: bool = True
+) -> dict[str, Any]:
     """Run ``argv`` under ``/usr/bin/time -v``: wall seconds, peak RSS (MB) and its JSON line."""
     environment = os.environ | {"PYTHONPATH": str(ROOT)} | (env or {})
     start = time.perf_counter()
@@ -87,8 +89,10 @@ def _measure(argv: Sequence[str], env: dict[str, str] | None = None) -> dict[str
         int(line.split(":")[1]) for line in done.stderr.splitlines() if "Maximum resident" in line
     )
     doc: dict[str, Any] = {"wall": wall, "rss_mb": rss_kb / 1024}
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if lines:
+    lines = [line[line.index("{") :] for line in done.stdout.splitlines() if "{" in line]
+    if result and not lines:  # e.g. a progress bar took the place of the result line
+        raise RuntimeError(f"{argv[:3]} printed no result: {done.stdout[-300:]!r}")
+    if result:
         doc |= json.loads(lines[-1])
     return doc
 
@@ -139,7 +143,9 @@ def run_size(pairs: float, directory: Path) -> list[list[Any]]:
     for label, path in files.items():
         a = _measure([sys.executable, "-c", _DUCKDB, _duckdb_from(path)])
         b = _measure([sys.executable, "-c", _DPCOUNT, str(path)])
-        c = _measure([sys.executable, "-m", "dpcount", "count", str(path), "--epsilon", "1"])
+        c = _measure(
+            [sys.executable, "-m", "dpcount", "count", str(path), "--epsilon", "1"], result=False
+        )
         budget = BUDGET_BASE_MB + BUDGET_BYTES_PER_PAIR * b["pairs"] / 2**20
         rows.append(
             [
@@ -182,7 +188,7 @@ def first_call() -> dict[str, Any]:
     """``python -m dpcount count --dataset fashion-like`` with an empty numba cache."""
     with tempfile.TemporaryDirectory() as cache:
         argv = [sys.executable, "-m", "dpcount", "count", "--dataset", "fashion-like"]
-        return _measure([*argv, "--epsilon", "1"], env={"NUMBA_CACHE_DIR": cache})
+        return _measure([*argv, "--epsilon", "1"], env={"NUMBA_CACHE_DIR": cache}, result=False)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
