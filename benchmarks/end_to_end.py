@@ -51,7 +51,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 _DUCKDB = """
 import duckdb, json, sys, time
-con = duckdb.connect(config={"enable_progress_bar": False})
+con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")
 start = time.perf_counter()
 con.execute("SELECT count(DISTINCT item), count(DISTINCT person) FROM " + sys.argv[1]).fetchall()
 print(json.dumps({"seconds": time.perf_counter() - start}))
