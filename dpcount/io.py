@@ -711,14 +711,23 @@ class _Session:
         drop_nulls: bool,
         stacklevel: int = 3,
     ) -> str:
-        """Materialise the projected rows once; return a view of the rows with usable ids."""
+        """Count unusable rows: raise, or warn and return a view of the rows with usable ids.
+
+        Without ``drop_nulls`` the projected rows are materialised, so that the error can name
+        the first bad row (its ``rowid``); with it, a view is enough (no copy of the rows) –
+        except for floating-point ids: DuckDB 2.0 folds ``isnan`` to false from Parquet column
+        statistics that do not record NaN, so NaN rows would pass a view's filter.
+        """
         select = ", ".join(f"{expr} AS {alias}" for alias, expr in projection.items())
-        raw = self.table("raw", f"SELECT {select} FROM {self.source.relation}")
+        uses_nan = any("isnan(" in expr for expr in invalid.values())
+        kind = "VIEW" if drop_nulls and not uses_nan else "TABLE"
+        raw = self.table("raw", f"SELECT {select} FROM {self.source.relation}", kind=kind)
         any_invalid = " OR ".join(invalid.values())
         filters = ", ".join(f"count(*) FILTER (WHERE {expr})" for expr in invalid.values())
+        first = "NULL" if kind == "VIEW" else f"min(rowid) FILTER (WHERE {any_invalid})"
         stats = self.run(
-            f"SELECT count(*), count(*) FILTER (WHERE {any_invalid}), "
-            f"min(rowid) FILTER (WHERE {any_invalid}), {filters} FROM {raw}",
+            f"SELECT count(*), count(*) FILTER (WHERE {any_invalid}), {first}, {filters} "
+            f"FROM {raw}",
             "one",
         )
         assert stats is not None
