@@ -830,8 +830,15 @@ def _session(
             session.drop_all()
         return
     with tempfile.TemporaryDirectory(prefix="dpcount-duckdb-") as spill:
-        # A private database spills to our own temporary folder, never into the working directory.
-        with duckdb.connect(":memory:", config={"temp_directory": spill}) as con:
+        # A private database spills to our own temporary folder, never into the working
+        # directory, and hands freed memory back promptly (DuckDB keeps up to 128 MB otherwise:
+        # ~70 MB of a CSV read's peak at 7M rows).
+        config: dict[str, str | bool | int | float | list[str]] = {
+            "temp_directory": spill,
+            "allocator_flush_threshold": "8MB",
+            "allocator_background_threads": True,
+        }
+        with duckdb.connect(":memory:", config=config) as con:
             session = _Session(con, source)
             with _registered(session, None, columns):
                 yield session
