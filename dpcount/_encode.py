@@ -63,7 +63,7 @@ class EncodedPairs:
 
 
 class _Column:
-    """Per-batch codes and dictionaries of one id column."""
+    """Per-group codes and dictionaries of one id column."""
 
     def __init__(self) -> None:
         self.codes: list[np.ndarray] = []
@@ -74,7 +74,7 @@ class _Column:
         self.dictionaries.append(encoded[1])
 
     def unify(self) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Sorted distinct labels, and per batch the map from its dictionary to their ranks."""
+        """Sorted distinct labels, and per group the map from its dictionary to their ranks."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
