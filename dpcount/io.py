@@ -657,7 +657,7 @@ class _Session:
                 f"SELECT {select} FROM {self.source.relation}", with_counts
             )
         except NeedsChecks:
-            valid = self.valid_rows(projection, invalid, drop_nulls, stacklevel=4)
+            valid = self.valid_rows(projection, invalid, drop_nulls, 4, materialise=False)
             if count is not None:
                 self.check_non_negative(valid, count)
             try:
@@ -710,17 +710,21 @@ class _Session:
         invalid: Mapping[str, str],
         drop_nulls: bool,
         stacklevel: int = 3,
+        *,
+        materialise: bool = True,
     ) -> str:
         """Count unusable rows: raise, or warn and return a view of the rows with usable ids.
 
-        Without ``drop_nulls`` the projected rows are materialised, so that the error can name
-        the first bad row (its ``rowid``); with it, a view is enough (no copy of the rows) –
-        except for floating-point ids: DuckDB 2.0 folds ``isnan`` to false from Parquet column
-        statistics that do not record NaN, so NaN rows would pass a view's filter.
+        The projected rows are materialised once (callers that read the result several times
+        want that), and always without ``drop_nulls``, so that the error can name the first bad
+        row (its ``rowid``).  With ``drop_nulls`` and ``materialise=False`` a view is used
+        instead (no copy of the rows) – except for floating-point ids: DuckDB 2.0 folds
+        ``isnan`` to false from Parquet column statistics that do not record NaN, so NaN rows
+        would pass a view's filter.
         """
         select = ", ".join(f"{expr} AS {alias}" for alias, expr in projection.items())
         uses_nan = any("isnan(" in expr for expr in invalid.values())
-        kind = "VIEW" if drop_nulls and not uses_nan else "TABLE"
+        kind = "VIEW" if drop_nulls and not materialise and not uses_nan else "TABLE"
         raw = self.table("raw", f"SELECT {select} FROM {self.source.relation}", kind=kind)
         any_invalid = " OR ".join(invalid.values())
         filters = ", ".join(f"count(*) FILTER (WHERE {expr})" for expr in invalid.values())
