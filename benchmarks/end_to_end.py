@@ -21,7 +21,7 @@ vocabulary, so generation needs memory for one chunk only; the files are read as
 
 Run ``python -m benchmarks.end_to_end`` (7.1M and 71M pairs), ``--smoke`` for a seconds-long
 version, ``--pairs N`` for one size (beyond one chunk, about 70M pairs, e.g. ``1e9``: Parquet
-only, (a) and (b)), ``--out DIR`` to write elsewhere.  Data go to a temporary directory that
+only), ``--out DIR`` to write elsewhere.  Data go to a temporary directory that
 is removed at the end.
 """
 
@@ -52,6 +52,7 @@ ROOT = Path(__file__).resolve().parents[1]
 _DUCKDB = """
 import duckdb, json, sys, time
 con = duckdb.connect()
+con.execute("SET enable_progress_bar = false")
 start = time.perf_counter()
 con.execute("SELECT count(DISTINCT item), count(DISTINCT person) FROM " + sys.argv[1]).fetchall()
 print(json.dumps({"seconds": time.perf_counter() - start}))
@@ -65,11 +66,17 @@ start = time.perf_counter()
 graph = read_pairs(sys.argv[1])
 read = time.perf_counter() - start
 result = dp_distinct_count(graph, 1.0, rng=1)
-print(json.dumps({"seconds": time.perf_counter() - start, "read": read}))
+print(json.dumps({"seconds": time.perf_counter() - start, "read": read, "pairs": graph.n_pairs}))
 """
 
+#: Peak RSS budget of ``dpcount count`` on N pairs (issue 12): 400 MB + 16 bytes per pair.
+BUDGET_BASE_MB = 400.0
+BUDGET_BYTES_PER_PAIR = 16.0
 
-def _measure(argv: Sequence[str], env: dict[str, str] | None = None) -> dict[str, Any]:
+
+def _measure(
+    argv: Sequence[str], env: dict[str, str] | None = None, *, result: bool = True
+) -> dict[str, Any]:
     """Run ``argv`` under ``/usr/bin/time -v``: wall seconds, peak RSS (MB) and its JSON line."""
     environment = os.environ | {"PYTHONPATH": str(ROOT)} | (env or {})
     start = time.perf_counter()
@@ -83,8 +90,10 @@ def _measure(argv: Sequence[str], env: dict[str, str] | None = None) -> dict[str
         int(line.split(":")[1]) for line in done.stderr.splitlines() if "Maximum resident" in line
     )
     doc: dict[str, Any] = {"wall": wall, "rss_mb": rss_kb / 1024}
-    lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if lines:
+    lines = [line[line.index("{") :] for line in done.stdout.splitlines() if "{" in line]
+    if result and not lines:  # e.g. a progress bar took the place of the result line
+        raise RuntimeError(f"{argv[:3]} printed no result: {done.stdout[-300:]!r}")
+    if result:
         doc |= json.loads(lines[-1])
     return doc
 
@@ -132,15 +141,13 @@ def run_size(pairs: float, directory: Path) -> list[list[Any]]:
     fit one chunk, (c)."""
     rows: list[list[Any]] = []
     files = generate(directory, pairs)
-    cli = "csv, int ids" in files  # a single chunk: not the billion-pair mode
     for label, path in files.items():
         a = _measure([sys.executable, "-c", _DUCKDB, _duckdb_from(path)])
         b = _measure([sys.executable, "-c", _DPCOUNT, str(path)])
-        c = (
-            _measure([sys.executable, "-m", "dpcount", "count", str(path), "--epsilon", "1"])
-            if cli
-            else {"wall": math.nan, "rss_mb": math.nan}
+        c = _measure(
+            [sys.executable, "-m", "dpcount", "count", str(path), "--epsilon", "1"], result=False
         )
+        budget = BUDGET_BASE_MB + BUDGET_BYTES_PER_PAIR * b["pairs"] / 2**20
         rows.append(
             [
                 f"{pairs:.3g}",
@@ -153,6 +160,8 @@ def run_size(pairs: float, directory: Path) -> list[list[Any]]:
                 b["seconds"] / a["seconds"],
                 c["wall"],
                 c["rss_mb"],
+                budget,
+                (c["rss_mb"] - BUDGET_BASE_MB) * 2**20 / b["pairs"],
             ]
         )
     return rows
@@ -180,7 +189,7 @@ def first_call() -> dict[str, Any]:
     """``python -m dpcount count --dataset fashion-like`` with an empty numba cache."""
     with tempfile.TemporaryDirectory() as cache:
         argv = [sys.executable, "-m", "dpcount", "count", "--dataset", "fashion-like"]
-        return _measure([*argv, "--epsilon", "1"], env={"NUMBA_CACHE_DIR": cache})
+        return _measure([*argv, "--epsilon", "1"], env={"NUMBA_CACHE_DIR": cache}, result=False)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -208,6 +217,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(b)/(a)",
         "(c) CLI wall s",
         "(c) MB",
+        "(c) budget MB",
+        "(c) bytes/pair above 400 MB",
     ]
     floor = sort_floor(sizes[0])
     first = first_call()
@@ -217,7 +228,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"Machine: {machine()} (shared with other jobs: compare ratios, not seconds). "
             "Each measurement is a fresh subprocess; MB = its peak RSS (`/usr/bin/time -v`). "
             "(a) and (b) time the work inside the process; (c) is the wall time of "
-            "`python -m dpcount count FILE --epsilon 1`.",
+            "`python -m dpcount count FILE --epsilon 1`.  Budget: peak RSS of (c) at most "
+            "400 MB + 16 bytes per (distinct) pair.",
             markdown_table(header, rows),
             "## Sort floor on the item ids",
             markdown_table(

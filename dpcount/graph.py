@@ -38,12 +38,14 @@ from dpcount.errors import DataError, InvalidParameterError
 if TYPE_CHECKING:
     import igraph
     import networkx
-    import pandas
     import scipy.sparse
 
 __all__ = ["GraphSummary", "PersonItemGraph"]
 
 _MAX_ITEMS = 2**31 - 1  # item ids are int32
+#: Pairs from which CSR is built by the compiled counting sort of :mod:`dpcount._csr`; below,
+#: NumPy sorts pair keys (compiling or loading the kernel would cost more than it saves).
+COMPILED_MIN_PAIRS = 1 << 21
 
 
 # --------------------------------------------------------------------------------------------
@@ -135,11 +137,17 @@ def _encode(values: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
             rank = np.cumsum(present) - 1
             labels = low + np.flatnonzero(present).astype(values.dtype)  # stays (u)int64
             return labels, rank[offsets]
+    # Sort-based (np.unique hashes in NumPy >= 2.3, many times slower on per-pair arrays).
     try:
-        labels, codes = np.unique(values, return_inverse=True)
+        order = np.argsort(values, kind="stable")
+        ordered = values[order]
+        first = np.ones(ordered.size, dtype=bool)
+        first[1:] = ordered[1:] != ordered[:-1]
     except TypeError as exc:
         raise DataError(f"{what} are not mutually orderable: {exc}") from exc
-    return labels, codes.reshape(-1)
+    codes = np.empty(values.size, dtype=np.intp)
+    codes[order] = np.cumsum(first) - 1
+    return ordered[first], codes
 
 
 def _concat_labels(a: np.ndarray, b: np.ndarray, what: str) -> np.ndarray:
@@ -369,9 +377,20 @@ class PersonItemGraph:
 
     @classmethod
     def from_dataframe(
-        cls, df: pandas.DataFrame, person: str, item: str, count: str | None = None
+        cls,
+        df: Any,
+        person: str = "person",
+        item: str = "item",
+        count: str | None = None,
+        *,
+        drop_nulls: bool = False,
     ) -> PersonItemGraph:
-        """Build a graph from two (or three) columns of a pandas DataFrame.
+        """Build a graph from two (or three) columns of a table in memory.
+
+        ``df`` is a pandas or polars DataFrame, a polars LazyFrame, a pyarrow Table or
+        RecordBatchReader, or a DuckDB relation; the table is read exactly like a file by
+        :func:`dpcount.read_pairs` (same options, same errors – e.g. null ids are an error
+        unless ``drop_nulls=True``).
 
         Examples
         --------
@@ -380,13 +399,15 @@ class PersonItemGraph:
         >>> PersonItemGraph.from_dataframe(df, person="user", item="word").n_pairs
         3
         """
-        for column in (person, item, count):
-            if column is not None and column not in df.columns:
-                raise DataError(
-                    f"column {column!r} not found; the DataFrame has {list(map(str, df.columns))}"
-                )
-        counts = None if count is None else df[count].to_numpy()
-        return cls.from_pairs(df[person], df[item], counts=counts)
+        from dpcount._frames import frame_kind
+        from dpcount.io import read_pairs
+
+        if frame_kind(df) is None:
+            raise InvalidParameterError(
+                f"from_dataframe takes a pandas, polars, Arrow or DuckDB table, not a "
+                f"{type(df).__name__}; use from_pairs for sequences"
+            )
+        return read_pairs(df, person=person, item=item, count=count, drop_nulls=drop_nulls)
 
     @classmethod
     def _from_label_arrays(
@@ -411,38 +432,148 @@ class PersonItemGraph:
         person_labels: np.ndarray,
         item_labels: np.ndarray,
         counts: np.ndarray | None = None,
+        *,
+        all_items_held: bool = False,
     ) -> PersonItemGraph:
         """CSR from codes into sorted label arrays; merges duplicates, drops unheld items."""
+        return cls._from_code_groups(
+            [person_codes],
+            [item_codes],
+            person_labels,
+            item_labels,
+            counts,
+            all_items_held=all_items_held,
+        )
+
+    @classmethod
+    def _from_code_groups(
+        cls,
+        person_codes: list[np.ndarray],
+        item_codes: list[np.ndarray],
+        person_labels: np.ndarray,
+        item_labels: np.ndarray,
+        counts: np.ndarray | None = None,
+        *,
+        all_items_held: bool = False,
+    ) -> PersonItemGraph:
+        """:meth:`_from_codes` for pairs given in groups (concatenated only if need be).
+
+        The lists are emptied as the groups are used, so that their memory can be released
+        early (callers pass lists they own).
+
+        Many pairs without counts go through a compiled counting sort by person
+        (:mod:`dpcount._csr`), which reads the groups as they are; otherwise the pair keys
+        are sorted (:meth:`_from_keys`).
+        """
         n, m = person_labels.size, item_labels.size
-        if n and m and n * m >= 2**62:
-            raise DataError(f"too many persons × items to encode pairs ({n} × {m})")
-        keys = person_codes.astype(np.int64) * max(m, 1) + item_codes
-        merged_counts = None
+        if m > _MAX_ITEMS or n > _MAX_ITEMS:
+            raise DataError(f"{n} persons and {m} items: ids are limited to 2**31 - 1 each")
+        if counts is None and sum(g.size for g in person_codes) >= COMPILED_MIN_PAIRS:
+            from dpcount._csr import csr_by_counting  # imports numba: only for large inputs
+
+            for groups in (person_codes, item_codes):  # in the list: csr_by_counting frees
+                groups[:] = [g.astype(np.int32, copy=False) for g in groups]
+            indptr, indices = csr_by_counting(person_codes, item_codes, n)
+            return cls._finish(indptr, indices, person_labels, item_labels, all_items_held)
+        _check_key_range(n, m)
+        keys = np.concatenate([g.astype(np.int64) for g in person_codes]) * max(m, 1)
+        keys += np.concatenate(item_codes)
+        return cls._from_keys(
+            keys, person_labels, item_labels, counts, all_items_held=all_items_held
+        )
+
+    @classmethod
+    def _from_keys(
+        cls,
+        keys: np.ndarray,
+        person_labels: np.ndarray,
+        item_labels: np.ndarray,
+        counts: np.ndarray | None = None,
+        *,
+        all_items_held: bool = False,
+    ) -> PersonItemGraph:
+        """CSR from pair keys ``person * max(n_items, 1) + item``; **consumes** ``keys``.
+
+        ``keys`` (``int64``) is sorted in place and reused as scratch space, so callers pass an
+        array they own.  Duplicate pairs are merged by one sort and a neighbour mask (never
+        ``np.unique``, which hashes in NumPy >= 2.3 and is many times slower here); with
+        ``counts`` their multiplicities are summed and pairs summing to 0 dropped, and items
+        left without holders are removed (skip that check with ``all_items_held=True`` when
+        every item occurs in ``keys`` by construction).  The CSR is correct by construction, so
+        only the labels are checked.
+        """
+        m = max(item_labels.size, 1)
         if counts is None:
-            keys = np.sort(keys)  # a plain sort beats np.unique's hashing here
-        else:
-            order = np.argsort(keys, kind="stable")
-            keys = keys[order]
-        first = np.ones(keys.size, dtype=bool)
-        first[1:] = keys[1:] != keys[:-1]
-        if counts is not None:
-            # Integer sums per run of equal keys (a float bincount would round above 2**53).
-            starts = np.flatnonzero(first)
-            sorted_counts = np.asarray(counts, dtype=np.int64)[order]
-            merged_counts = np.add.reduceat(sorted_counts, starts) if starts.size else starts
-            keep = merged_counts > 0
-            keys, merged_counts = keys[first][keep], merged_counts[keep]
-        else:
-            keys = keys[first]
-        rows = keys // max(m, 1)
-        cols = keys % max(m, 1)
-        held = np.bincount(cols, minlength=m) > 0
+            indptr, indices = csr_from_keys(keys, person_labels.size, m)
+            return cls._finish(indptr, indices, person_labels, item_labels, all_items_held)
+        order = np.argsort(keys, kind="stable")
+        sorted_keys = keys[order]
+        del keys
+        first = np.ones(sorted_keys.size, dtype=bool)
+        np.not_equal(sorted_keys[1:], sorted_keys[:-1], out=first[1:])
+        # Integer sums per run of equal keys (a float bincount would round above 2**53).
+        starts = np.flatnonzero(first)
+        sorted_counts = np.asarray(counts, dtype=np.int64)[order]
+        del order
+        merged = np.add.reduceat(sorted_counts, starts) if starts.size else starts
+        keep = merged > 0
+        unique_keys, merged = sorted_keys[starts[keep]], merged[keep]
+        del sorted_keys, sorted_counts
+        cols = unique_keys % m
+        held = np.bincount(cols, minlength=item_labels.size) > 0
         if not held.all():  # an item whose pairs all had count 0 is not in the data
-            cols = (np.cumsum(held) - 1)[cols]
+            unique_keys = (unique_keys // m) * int(held.sum()) + (np.cumsum(held) - 1)[cols]
             item_labels = item_labels[held]
-        indptr = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.bincount(rows, minlength=n), out=indptr[1:])
-        return cls(indptr, cols.astype(np.int32), person_labels, item_labels, merged_counts)
+        indptr, indices = csr_from_keys(unique_keys, person_labels.size, max(item_labels.size, 1))
+        return cls._trusted(indptr, indices, person_labels, item_labels, merged)
+
+    @classmethod
+    def _finish(
+        cls,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        person_labels: np.ndarray,
+        item_labels: np.ndarray,
+        all_items_held: bool,
+    ) -> PersonItemGraph:
+        """:meth:`_trusted`, after dropping items without holders unless told there are none."""
+        if not all_items_held:
+            held = np.bincount(indices, minlength=item_labels.size) > 0
+            if not held.all():
+                indices = (np.cumsum(held, dtype=np.int32) - 1)[indices]
+                item_labels = item_labels[held]
+        return cls._trusted(indptr, indices, person_labels, item_labels)
+
+    @classmethod
+    def _trusted(
+        cls,
+        indptr: np.ndarray,
+        indices: np.ndarray,
+        person_labels: np.ndarray,
+        item_labels: np.ndarray,
+        counts: np.ndarray | None = None,
+    ) -> PersonItemGraph:
+        """A graph from CSR arrays correct by construction: no copies, labels checked only.
+
+        ``indptr`` must be ``int64`` and ``indices`` ``int32`` already (asserted); the arrays
+        are frozen in place, so callers must not keep writable references.
+        """
+        assert indptr.dtype == np.int64 and indices.dtype == np.int32
+        assert counts is None or counts.dtype == np.int64
+        if item_labels.size > _MAX_ITEMS:
+            raise DataError(f"{item_labels.size} items exceed the int32 item-id range")
+        graph = cls.__new__(cls)
+        for what, labels in (("person", person_labels), ("item", item_labels)):
+            _check_sorted_unique(labels, what)
+        for name, value in (
+            ("_indptr", indptr),
+            ("_indices", indices),
+            ("_person_labels", person_labels),
+            ("_item_labels", item_labels),
+            ("_counts", counts),
+        ):
+            object.__setattr__(graph, name, None if value is None else _readonly(value))
+        return graph
 
     # -- arrays and sizes --------------------------------------------------------------------
 
@@ -772,12 +903,59 @@ def _check_csr(
     if m and np.bincount(indices, minlength=m).min() == 0:
         raise DataError("every item must have at least one holder")
     for what, labels in (("person", persons), ("item", items)):
-        if labels.size > 1:
-            try:
-                ordered = bool(np.all(labels[1:] > labels[:-1]))
-            except TypeError as exc:
-                raise DataError(f"{what} labels are not mutually orderable: {exc}") from exc
-            if not ordered:
-                raise DataError(f"{what} labels must be sorted and unique")
+        _check_sorted_unique(labels, what)
     if counts is not None and (counts.shape != indices.shape or np.any(counts <= 0)):
         raise DataError("counts must be positive and aligned with indices")
+
+
+def _check_sorted_unique(labels: np.ndarray, what: str) -> None:
+    """Raise a DataError unless ``labels`` are strictly increasing."""
+    if labels.size > 1:
+        try:
+            ordered = bool(np.all(labels[1:] > labels[:-1]))
+        except TypeError as exc:
+            raise DataError(f"{what} labels are not mutually orderable: {exc}") from exc
+        if not ordered:
+            raise DataError(f"{what} labels must be sorted and unique")
+
+
+def _check_key_range(n: int, m: int) -> None:
+    """Pair keys ``person * m + item`` must fit in int64."""
+    if n and m and n * m >= 2**62:
+        raise DataError(f"too many persons × items to encode pairs ({n} × {m})")
+
+
+_BLOCK = 1 << 20  # elements per block when scanning pair keys (bounds temporaries)
+
+
+def csr_from_keys(keys: np.ndarray, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:
+    """``indptr`` (int64) and deduplicated ``indices`` (int32) from pair keys ``p * m + i``.
+
+    ``keys`` is sorted in place and overwritten (the distinct keys are compacted to its front),
+    so the extra memory is the int32 output plus one block of temporaries.
+
+    Examples
+    --------
+    >>> keys = np.array([3 * 2 + 1, 0, 3 * 2 + 1, 2 * 2 + 0])  # pairs (3, 1), (0, 0), (2, 0)
+    >>> [a.tolist() for a in csr_from_keys(keys, n=4, m=2)]
+    [[0, 1, 1, 2, 3], [0, 0, 1]]
+    """
+    keys.sort()
+    written = 0
+    previous = None
+    for start in range(0, keys.size, _BLOCK):
+        block = keys[start : start + _BLOCK]
+        fresh = np.empty(block.size, dtype=bool)
+        fresh[0] = previous is None or block[0] != previous
+        np.not_equal(block[1:], block[:-1], out=fresh[1:])
+        previous = int(block[-1])
+        distinct = block[fresh]  # a copy, so writing it to the front cannot clobber the block
+        keys[written : written + distinct.size] = distinct
+        written += distinct.size
+    distinct_keys = keys[:written]
+    indices = np.empty(written, dtype=np.int32)
+    for start in range(0, written, _BLOCK):
+        indices[start : start + _BLOCK] = distinct_keys[start : start + _BLOCK] % m
+    bounds = np.arange(n + 1, dtype=np.int64) * m
+    indptr = np.searchsorted(distinct_keys, bounds).astype(np.int64, copy=False)
+    return indptr, indices

@@ -47,14 +47,16 @@ import re
 import tempfile
 import uuid
 import warnings
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
+from dpcount._encode import EncodedPairs, NeedsChecks, encode_batches
+from dpcount._frames import frame_kind, registrable
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.text import NGRAM_SIZES, TOKEN_PATTERN, tokenize
@@ -113,8 +115,8 @@ _PLAIN_ID_TYPES = _INTEGER_TYPES | {
     "TIMESTAMP WITH TIME ZONE",
     "UUID",
 }
-# Skip DuckDB's DISTINCT when HyperLogLog estimates at least this share of rows distinct.
-_MOSTLY_DISTINCT = 0.8
+# Rows per Arrow batch fetched from DuckDB.
+_BATCH_ROWS = 1 << 20
 _MAX_EXACT_DECIMAL_DIGITS = 15  # every decimal with ≤ 15 digits survives a trip through float64
 
 
@@ -129,7 +131,7 @@ class DroppedRowsWarning(UserWarning):
 
 @overload
 def read_pairs(
-    source: str | os.PathLike[str] | None = ...,
+    source: str | os.PathLike[str] | Any | None = ...,
     person: str = ...,
     item: str = ...,
     count: str | None = ...,
@@ -148,7 +150,7 @@ def read_pairs(
 
 @overload
 def read_pairs(
-    source: str | os.PathLike[str] | None = ...,
+    source: str | os.PathLike[str] | Any | None = ...,
     person: str = ...,
     item: str = ...,
     count: str | None = ...,
@@ -166,7 +168,7 @@ def read_pairs(
 
 
 def read_pairs(
-    source: str | os.PathLike[str] | None = None,
+    source: str | os.PathLike[str] | Any | None = None,
     person: str = "person",
     item: str = "item",
     count: str | None = None,
@@ -181,14 +183,20 @@ def read_pairs(
     encoding: str = "utf-8",
     column_types: Mapping[str, str] | None = None,
 ) -> PersonItemGraph | GroupedGraph:
-    """Read person–item pairs from a file or a SQL query into a :class:`PersonItemGraph`.
+    """Read person–item pairs from a file, a table in memory or a SQL query into a graph.
 
     Duplicate pairs are merged (their ``count`` values summed when a count column is given).
+    The rows stream through once as Arrow batches; memory is about 12 bytes per row plus the
+    distinct labels.
 
     Parameters
     ----------
     source
-        Path (or glob) of a CSV, TSV, Parquet or JSON lines file.  Omit it when giving ``sql``.
+        Path (or glob) of a CSV, TSV, Parquet or JSON lines file, or a table in memory: a pandas
+        or polars DataFrame, a polars LazyFrame, a pyarrow Table or RecordBatchReader (read into
+        memory first, as it can be read only once), or a DuckDB relation (run on ``connection``
+        when given – it must be the relation's own – otherwise fetched as an Arrow table).
+        Omit it when giving ``sql``.
     person, item
         Columns holding the person id and the item id.
     count
@@ -199,7 +207,8 @@ def read_pairs(
         :class:`~dpcount.grouped.GroupedGraph` instead (:func:`dpcount.triples.read_triples`).
     sql
         A DuckDB ``SELECT`` query producing the columns, instead of ``source``.  It may read files
-        itself, e.g. ``SELECT ... FROM read_parquet('logs/*.parquet') WHERE ...``.
+        itself, e.g. ``SELECT ... FROM read_parquet('logs/*.parquet') WHERE ...``, and tables
+        registered on ``connection`` (``connection.register("visits", df)``).
     connection
         DuckDB connection to run on (for your tables, views, extensions or credentials); default
         a fresh in-memory database.
@@ -248,6 +257,9 @@ def read_pairs(
     ...                person="u", item="w")
     >>> g.person_labels.tolist(), g.item_labels.tolist(), g.indices.tolist()
     (['a', 'b'], [1, 2], [0, 1, 1])
+    >>> import pandas as pd
+    >>> read_pairs(pd.DataFrame({"person": [1, 1, 2], "item": ["x", "y", "x"]})).n_pairs
+    3
     """
     if group is not None:
         from dpcount.triples import read_triples
@@ -261,7 +273,7 @@ def read_pairs(
         )  # fmt: skip
     src = _resolve_source(source, sql, format, delimiter, header, encoding, column_types)
     roles = {"person": person, "item": item} | ({"count": count} if count is not None else {})
-    with _session(connection, src) as session:
+    with _session(connection, src, [person, item]) as session:
         types = session.column_types(roles)
         projection = {
             "p": _label_expr(person, types[person], src),
@@ -279,16 +291,8 @@ def read_pairs(
             person: _invalid_expr("p", types[person]),
             item: _invalid_expr("i", types[item]),
         } | ({count: "c IS NULL"} if count is not None else {})
-        valid = session.valid_rows(projection, invalid, drop_nulls)
-        if count is not None:
-            session.check_non_negative(valid, count)
-            pairs = session.table(
-                "pairs", f"SELECT p, i, sum(c)::BIGINT AS c FROM {valid} GROUP BY p, i"
-            )
-        else:
-            pairs = session.distinct_pairs(valid)
-        return session.encode(
-            valid, pairs, with_counts=count is not None, types=(types[person], types[item])
+        return session.stream_pairs(
+            projection, invalid, drop_nulls, count, types=(types[person], types[item])
         )
 
 
@@ -458,6 +462,7 @@ class _Source:
     name: str
     path: str | None = None
     csv_header: bool = False  # a CSV/TSV file whose first line is taken as the column names
+    frame: Any = field(default=None, compare=False)  # an in-memory table registered as relation
 
 
 def _looks_like_data(name: str) -> bool:
@@ -480,8 +485,11 @@ def _resolve_source(
 ) -> _Source:
     """Check the source options and turn them into a ``FROM`` clause."""
     if (source is None) == (sql is None):
-        raise InvalidParameterError("give exactly one of a file (source=...) and a query (sql=...)")
-    if sql is not None:
+        raise InvalidParameterError(
+            "give exactly one of a file or table (source=...) and a query (sql=...)"
+        )
+    kind = frame_kind(source)
+    if sql is not None or kind is not None:
         for option, value, default in (
             ("format", format, None),
             ("delimiter", delimiter, None),
@@ -490,14 +498,22 @@ def _resolve_source(
             ("column_types", column_types, None),
         ):
             if value != default:
-                raise InvalidParameterError(
-                    f"{option}= applies to files only; with sql=, express it in the query"
-                )
+                advice = "with sql=, express it in the query" if kind is None else "not tables"
+                raise InvalidParameterError(f"{option}= applies to files only; {advice}")
+    if kind is not None:
+        name = f"dpcount_frame_{uuid.uuid4().hex[:12]}"
+        return _Source(relation=name, name=kind, frame=source)
+    if sql is not None:
         query = sql.strip().rstrip(";").strip()
         if not query:
             raise InvalidParameterError("sql is empty; pass a SELECT query")
         return _Source(relation=f"({query}) AS dpcount_query", name="SQL query")
-    path = os.path.expanduser(os.fspath(source))  # type: ignore[arg-type]
+    if not isinstance(source, str | os.PathLike):
+        raise InvalidParameterError(
+            f"cannot read a {type(source).__name__}: pass a path, a glob, or a pandas, polars, "
+            "Arrow or DuckDB table"
+        )
+    path = os.path.expanduser(os.fspath(source))
     fmt = _check_format(format, path)
     _check_file(path)
     return _Source(
@@ -623,8 +639,9 @@ class _Session:
             result = self.con.execute(statement)
             if fetch == "all":
                 return result.fetchall()
-            if fetch == "one":
-                return result.fetchone()
+            if fetch == "one":  # fetchall: an unfinished result would block register()
+                rows = result.fetchall()
+                return rows[0] if rows else None
             if fetch == "numpy":
                 return result.fetchnumpy()
             return None
@@ -671,17 +688,104 @@ class _Session:
             )
         return types
 
-    def valid_rows(
-        self, projection: Mapping[str, str], invalid: Mapping[str, str], drop_nulls: bool
-    ) -> str:
-        """Materialise the projected rows once; return a view of the rows with usable ids."""
+    def stream_pairs(
+        self,
+        projection: Mapping[str, str],
+        invalid: Mapping[str, str],
+        drop_nulls: bool,
+        count: str | None,
+        types: tuple[str, str],
+    ) -> PersonItemGraph:
+        """The graph of the projected rows (``p``, ``i`` and optionally ``c``), in one pass.
+
+        The rows stream out of DuckDB as Arrow batches and are dictionary-encoded on the way
+        (:mod:`dpcount._encode`); nothing is materialised.  Only when the stream shows a problem
+        (null, empty or NaN ids, null or negative counts, no rows) are the rows materialised
+        and checked by :meth:`valid_rows`, which words the error or the warning, and the valid
+        rows streamed again.
+        """
         select = ", ".join(f"{expr} AS {alias}" for alias, expr in projection.items())
-        raw = self.table("raw", f"SELECT {select} FROM {self.source.relation}")
+        with_counts = count is not None
+        try:
+            encoded = self.encode_stream(
+                f"SELECT {select} FROM {self.source.relation}", with_counts
+            )
+        except NeedsChecks:
+            valid = self.valid_rows(projection, invalid, drop_nulls, 4, materialise=False)
+            if count is not None:
+                self.check_non_negative(valid, count)
+            try:
+                encoded = self.encode_stream(
+                    f"SELECT {', '.join(projection)} FROM {valid}", with_counts
+                )
+            except NeedsChecks as exc:  # the checks above rule this out
+                raise DataError(
+                    f"unexpected {exc} after the checks", source=self.source.name
+                ) from exc
+        with self.label_errors():
+            return PersonItemGraph._from_code_groups(
+                encoded.person_codes,
+                encoded.item_codes,
+                _arrow_labels(encoded.person_labels, types[0]),
+                _arrow_labels(encoded.item_labels, types[1]),
+                encoded.counts,
+                all_items_held=not with_counts,
+            )
+
+    @contextmanager
+    def label_errors(self) -> Iterator[None]:
+        """Reword a graph's label complaint as advice about the source's id columns."""
+        try:
+            yield
+        except DataError as exc:
+            raise DataError(
+                f"the ids could not be represented exactly as NumPy labels ({exc}); cast the "
+                "id columns to VARCHAR or BIGINT in SQL",
+                source=self.source.name,
+            ) from exc
+
+    def encode_stream(self, select: str, with_counts: bool) -> EncodedPairs:
+        """Run ``select`` and encode its rows batch by batch (see :func:`encode_batches`)."""
+        import duckdb
+        import pyarrow as pa
+
+        try:
+            reader = self.con.sql(select).to_arrow_reader(_BATCH_ROWS)
+            try:
+                return encode_batches(reader, with_counts=with_counts)
+            finally:
+                reader.close()  # frees the connection for the checks after NeedsChecks
+        except (duckdb.Error, pa.ArrowException, OSError) as exc:  # Arrow re-raises as OSError
+            raise _data_error(exc, self.source) from exc
+
+    def valid_rows(
+        self,
+        projection: Mapping[str, str],
+        invalid: Mapping[str, str],
+        drop_nulls: bool,
+        stacklevel: int = 3,
+        *,
+        materialise: bool = True,
+    ) -> str:
+        """Count unusable rows: raise, or warn and return a view of the rows with usable ids.
+
+        The projected rows are materialised once (callers that read the result several times
+        want that), and always without ``drop_nulls``, so that the error can name the first bad
+        row (its ``rowid``).  With ``drop_nulls`` and ``materialise=False`` a view is used
+        instead (no copy of the rows) – except for floating-point ids: DuckDB 2.0 folds
+        ``isnan`` to false from Parquet column statistics that do not record NaN, so NaN rows
+        would pass a view's filter.
+        """
+        select = ", ".join(f"{expr} AS {alias}" for alias, expr in projection.items())
+        uses_nan = any("isnan(" in expr for expr in invalid.values())
+        kind = "VIEW" if drop_nulls and not materialise and not uses_nan else "TABLE"
+        raw = self.table("raw", f"SELECT {select} FROM {self.source.relation}", kind=kind)
         any_invalid = " OR ".join(invalid.values())
         filters = ", ".join(f"count(*) FILTER (WHERE {expr})" for expr in invalid.values())
+        first = "NULL" if kind == "VIEW" else f"min(rowid) FILTER (WHERE {any_invalid})"
         stats = self.run(
-            f"SELECT count(*), count(*) FILTER (WHERE {any_invalid}), "
-            f"min(rowid) FILTER (WHERE {any_invalid}), {filters} FROM {raw}",
+            f"SELECT count(*), count(*) FILTER (WHERE {any_invalid}), {first}, {filters} "
+            f"FROM {raw}",
             "one",
         )
         assert stats is not None
@@ -706,7 +810,7 @@ class _Session:
             f"{self.source.name}: dropped {n_invalid} of {total} rows (not private) with a null, "
             "empty or NaN id",
             DroppedRowsWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
         if n_invalid == total:
             raise DataError(
@@ -725,20 +829,6 @@ class _Session:
                 "counts must be >= 0",
                 source=self.source.name,
             )
-
-    def distinct_pairs(self, rows: str) -> str:
-        """The distinct ``(p, i)`` of ``rows`` – or ``rows`` itself when few are duplicates.
-
-        Deduplicating in DuckDB (out of core) matters when the rows repeat pairs a lot; when
-        they hardly do, its hash aggregate costs seconds per 10⁷ rows for nothing, because
-        ``PersonItemGraph._from_codes`` merges duplicate codes with one sort anyway.
-        """
-        row = self.run(f"SELECT count(*), approx_count_distinct(hash(p, i)) FROM {rows}", "one")
-        assert row is not None
-        total, distinct = int(row[0]), int(row[1])
-        if distinct >= _MOSTLY_DISTINCT * total:
-            return rows
-        return self.table("pairs", f"SELECT DISTINCT p, i FROM {rows}")
 
     def encode(
         self, valid: str, pairs: str, *, with_counts: bool, types: tuple[str, str]
@@ -764,7 +854,7 @@ class _Session:
         )
         person_labels = self.labels(f"SELECT p FROM {persons} ORDER BY pc", types[0])
         item_labels = self.labels(f"SELECT i FROM {items} ORDER BY ic", types[1])
-        try:
+        with self.label_errors():
             return PersonItemGraph._from_codes(
                 _plain(codes["pc"]),
                 _plain(codes["ic"]),
@@ -772,12 +862,6 @@ class _Session:
                 item_labels,
                 _plain(codes["c"]) if with_counts else None,
             )
-        except DataError as exc:
-            raise DataError(
-                f"the ids could not be represented exactly as NumPy labels ({exc}); cast the "
-                "id columns to VARCHAR or BIGINT in SQL",
-                source=self.source.name,
-            ) from exc
 
     def labels(self, select: str, duck_type: str) -> np.ndarray:
         """The one column of ``select`` as a label array (DATE as ``datetime64[D]``)."""
@@ -786,21 +870,67 @@ class _Session:
 
 
 @contextmanager
-def _session(connection: duckdb.DuckDBPyConnection | None, source: _Source) -> Iterator[_Session]:
-    """A session on the caller's connection, or on a private in-memory database."""
+def _session(
+    connection: duckdb.DuckDBPyConnection | None, source: _Source, columns: Iterable[str] = ()
+) -> Iterator[_Session]:
+    """A session on the caller's connection, or on a private in-memory database.
+
+    An in-memory table source is registered under its unique name for the session only.
+    """
     import duckdb
 
     if connection is not None:
         session = _Session(connection, source)
         try:
-            yield session
+            with _registered(session, connection, columns):
+                yield session
         finally:
             session.drop_all()
         return
     with tempfile.TemporaryDirectory(prefix="dpcount-duckdb-") as spill:
-        # A private database spills to our own temporary folder, never into the working directory.
-        with duckdb.connect(":memory:", config={"temp_directory": spill}) as con:
-            yield _Session(con, source)
+        # A private database spills to our own temporary folder, never into the working
+        # directory, and hands freed memory back promptly (DuckDB keeps up to 128 MB otherwise:
+        # ~70 MB of a CSV read's peak at 7M rows).
+        config: dict[str, str | bool | int | float | list[str]] = {
+            "temp_directory": spill,
+            "allocator_flush_threshold": "8MB",
+            "allocator_background_threads": True,
+        }
+        with duckdb.connect(":memory:", config=config) as con:
+            session = _Session(con, source)
+            with _registered(session, None, columns):
+                yield session
+
+
+@contextmanager
+def _registered(
+    session: _Session, connection: duckdb.DuckDBPyConnection | None, columns: Iterable[str]
+) -> Iterator[None]:
+    """Register the session's in-memory table (if any) while the block runs.
+
+    ``connection`` is the caller's connection, if any; ``columns`` the id columns to check.
+    """
+    import duckdb
+
+    source = session.source
+    if source.frame is None:
+        yield
+        return
+    table = registrable(source.frame, source.name, connection, columns)
+    # A statement first: DuckDB refuses register() while the caller's last execute() result
+    # is unfinished, and executing anything discards it (as every reader statement would).
+    session.run("SELECT 1", "all")
+    try:
+        session.con.register(source.relation, table)
+    except duckdb.Error as exc:
+        raise _data_error(exc, source) from exc
+    try:
+        yield
+    finally:
+        try:
+            session.con.unregister(source.relation)
+        except duckdb.Error:  # e.g. the caller's transaction was aborted by the error
+            pass
 
 
 # --------------------------------------------------------------------------------------------
@@ -930,6 +1060,18 @@ def _plain(values: Any) -> np.ndarray:
     if isinstance(values, np.ma.MaskedArray):
         return np.asarray(values.filled())
     return np.asarray(values)
+
+
+def _arrow_labels(labels: np.ndarray, duck_type: str) -> np.ndarray:
+    """Labels as the NumPy reader returns them: Arrow exports UUIDs as text, make them UUIDs.
+
+    The canonical lower-case hex text sorts like the 128-bit value, so the order is kept.
+    """
+    if duck_type != "UUID":
+        return labels
+    out = np.empty(labels.size, dtype=object)
+    out[:] = [uuid.UUID(text) for text in labels]
+    return out
 
 
 def _duckdb_array(labels: np.ndarray) -> np.ndarray:

@@ -170,11 +170,11 @@ def test_sql_errors_are_data_errors():
 # --------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("threshold", [0.0, 2.0])  # never / always deduplicate in DuckDB
-def test_both_dedupe_paths_agree(tmp_path, monkeypatch, threshold):
-    import dpcount.io
+@pytest.mark.parametrize("group_rows", [7, 1 << 20])  # many encoding groups / one
+def test_duplicates_merge_across_encoding_groups(tmp_path, monkeypatch, group_rows):
+    import dpcount._encode
 
-    monkeypatch.setattr(dpcount.io, "_MOSTLY_DISTINCT", threshold)
+    monkeypatch.setattr(dpcount._encode, "_ROWS_PER_GROUP", group_rows)
     rows = [(k % 7, f"w{k % 5}") for k in range(200)]  # 35 distinct pairs, many repeats
     path = _write_csv(tmp_path / "dups.csv", rows, header=("person", "item"))
     g = read_pairs(path)

@@ -1,0 +1,202 @@
+"""Streaming dictionary encoding of person–item rows into integer codes (no Python object per row).
+
+The reader hands this module a stream of Arrow record batches with the columns ``p``, ``i`` (and
+``c`` for counts).  Each batch is dictionary-encoded on its own (Arrow's hash kernel, the two
+columns in two threads) and only its small ``int32`` codes and its dictionary are kept – never the
+rows' labels.  At the end the batch dictionaries are unified, the distinct labels sorted (strings
+by code point, numbers numerically: the data-independent order of :mod:`dpcount.graph`), and every
+row's codes are mapped, in place, to the ranks of its labels.  Deduplication and CSR are then
+the graph's business (:meth:`dpcount.graph.PersonItemGraph._from_code_groups`).
+
+Memory per row is 8 bytes of codes (4 per column) plus, while a group is encoded, its labels.
+
+Rows that would need an error message or a warning – a null, empty-string or NaN id, a null or
+negative count, no rows at all – raise :class:`NeedsChecks`; the reader then takes its SQL path,
+which counts and reports them exactly (see :mod:`dpcount.io`).
+
+Examples
+--------
+>>> import pyarrow as pa
+>>> batch = pa.record_batch({"p": ["b", "a", "b"], "i": [7, 7, 5]})
+>>> encoded = encode_batches([batch], with_counts=False)
+>>> encoded.person_labels.tolist(), encoded.item_labels.tolist()
+(['a', 'b'], [5, 7])
+>>> encoded.person_codes[0].tolist(), encoded.item_codes[0].tolist()
+([1, 0, 1], [1, 1, 0])
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from dpcount._memory import release_free_memory
+from dpcount.errors import DataError
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+__all__ = ["EncodedPairs", "NeedsChecks", "encode_batches"]
+
+
+_MAX_LABELS = 2**31 - 1  # codes are int32
+
+
+class NeedsChecks(Exception):
+    """The rows hold something the SQL path must count and report (nulls, NaN, negatives …)."""
+
+
+@dataclass(frozen=True)
+class EncodedPairs:
+    """Codes of every row (unsorted, duplicates kept) and the sorted distinct labels."""
+
+    person_codes: list[np.ndarray]  # int32 per group of rows, indices into person_labels
+    item_codes: list[np.ndarray]  # int32 per group of rows, indices into item_labels
+    person_labels: np.ndarray
+    item_labels: np.ndarray
+    counts: np.ndarray | None  # int64, one per row, or None
+
+
+class _Column:
+    """Per-group codes and dictionaries of one id column."""
+
+    def __init__(self) -> None:
+        self.codes: list[np.ndarray] = []
+        self.dictionaries: list[pa.Array] = []
+
+    def add(self, encoded: tuple[np.ndarray, pa.Array]) -> None:
+        self.codes.append(encoded[0])
+        self.dictionaries.append(encoded[1])
+
+    def unify(self) -> tuple[np.ndarray, list[np.ndarray]]:
+        """Sorted distinct labels, and per group the map from its dictionary to their ranks."""
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        pool = _memory_pool()
+        dictionaries = self.dictionaries
+        if pa.types.is_string(dictionaries[0].type):  # 32-bit offsets could overflow
+            dictionaries = [d.cast(pa.large_string(), memory_pool=pool) for d in dictionaries]
+        merged = pc.dictionary_encode(pa.concat_arrays(dictionaries, pool), memory_pool=pool)
+        distinct = merged.dictionary
+        if pa.types.is_string(distinct.type) or pa.types.is_large_string(distinct.type):
+            if pc.any(pc.equal(distinct, "")).as_py():
+                raise NeedsChecks("empty-string id")
+        if pa.types.is_floating(distinct.type) and pc.any(pc.is_nan(distinct)).as_py():
+            raise NeedsChecks("NaN id")
+        if len(distinct) > _MAX_LABELS:
+            raise DataError(f"{len(distinct)} distinct ids in one column exceed 2**31 - 1")
+        order = pc.sort_indices(distinct, memory_pool=pool).to_numpy()
+        labels = pc.take(distinct, order, memory_pool=pool).to_numpy(zero_copy_only=False)
+        rank = np.empty(order.size, dtype=np.int32)  # at most _MAX_LABELS (checked later)
+        if labels.dtype.kind == "f" and labels.size > 1:
+            # -0.0 and 0.0 hash apart but are one label (numerically equal).
+            fresh = np.ones(labels.size, dtype=bool)
+            np.not_equal(labels[1:], labels[:-1], out=fresh[1:])
+            rank[order] = np.cumsum(fresh) - 1
+            labels = labels[fresh]
+        else:
+            rank[order] = np.arange(order.size)
+        to_rank = rank[merged.indices.to_numpy()]
+        bounds = np.cumsum([0] + [len(d) for d in self.dictionaries])
+        maps = [to_rank[a:b] for a, b in itertools.pairwise(bounds)]
+        return labels, maps
+
+
+def _memory_pool() -> pa.MemoryPool:
+    """The C library's allocator: it returns large freed blocks to the system at once, where
+    Arrow's default pool keeps them, which would add hundreds of MB to the reader's peak."""
+    import pyarrow as pa
+
+    return pa.system_memory_pool()
+
+
+#: Rows encoded together: one dictionary per group (readers yield ~10⁵-row batches, whose
+#: dictionaries would repeat most labels), small enough that a group's labels stay ~30 MB.
+_ROWS_PER_GROUP = 1 << 20
+
+
+def _regroup(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]:
+    """Tables of about ``rows`` rows made of consecutive non-empty batches (no copy)."""
+    import pyarrow as pa
+
+    pending: list[pa.RecordBatch] = []
+    size = 0
+    for batch in batches:
+        if batch.num_rows:
+            pending.append(batch)
+            size += batch.num_rows
+        if size >= rows:
+            yield pa.Table.from_batches(pending)
+            pending, size = [], 0
+    if pending:
+        yield pa.Table.from_batches(pending)
+
+
+def _encode_column(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """Codes and one dictionary for all chunks of ``array``.
+
+    Arrow encodes the chunks with one shared hash table, so each chunk's dictionary is a prefix
+    of the last one and every chunk's indices are valid for it.
+    """
+    import pyarrow.compute as pc
+
+    if array.null_count:
+        raise NeedsChecks("null id")
+    encoded = pc.dictionary_encode(array, memory_pool=_memory_pool())
+    chunks = encoded.chunks
+    # A writable NumPy copy: the codes are mapped to global ranks in place later, and Arrow's
+    # buffers go back to its pool now.
+    codes = np.concatenate([chunk.indices.to_numpy() for chunk in chunks])
+    return codes, chunks[-1].dictionary
+
+
+def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> EncodedPairs:
+    """Encode a stream of ``p``, ``i`` (, ``c``) batches into integer codes and sorted labels.
+
+    Raises
+    ------
+    NeedsChecks
+        When a row has a null, empty or NaN id or a null or negative count, or there are no
+        rows: the caller reports those through its exact (slower) path.
+    """
+    persons, items = _Column(), _Column()
+    counts: list[np.ndarray] = []
+    total = 0
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for batch in _regroup(batches, _ROWS_PER_GROUP):
+            p, i = pool.map(_encode_column, (batch.column(0), batch.column(1)))
+            persons.add(p)
+            items.add(i)
+            if with_counts:
+                c = batch.column(2)
+                if c.null_count:
+                    raise NeedsChecks("null count")
+                values = c.to_numpy().astype(np.int64, copy=False)
+                if values.size and values.min() < 0:
+                    raise NeedsChecks("negative count")
+                counts.append(values)
+            total += batch.num_rows
+            if len(persons.codes) % 16 == 0:
+                release_free_memory()  # earlier groups' labels and Arrow buffers
+        if not total:
+            raise NeedsChecks("no rows")
+        (person_labels, person_maps), (item_labels, item_maps) = pool.map(
+            _Column.unify, (persons, items)
+        )
+    release_free_memory()  # the unification's hash tables and concatenated dictionaries
+    for k in range(len(persons.codes)):  # group codes -> global ranks, in place
+        np.take(person_maps[k], persons.codes[k], out=persons.codes[k])
+        np.take(item_maps[k], items.codes[k], out=items.codes[k])
+    return EncodedPairs(
+        person_codes=persons.codes,
+        item_codes=items.codes,
+        person_labels=person_labels,
+        item_labels=item_labels,
+        counts=np.concatenate(counts) if with_counts else None,
+    )

@@ -1,0 +1,79 @@
+"""In-memory tables as reader sources: pandas, polars, pyarrow and DuckDB relations.
+
+:func:`dpcount.io.read_pairs` registers such a table on its DuckDB connection under a unique
+name and reads it like a file, so the same options apply and the same errors come out.  The
+kind of a table is told by its type's module name, so polars or pyarrow are never imported for
+a caller who does not pass one of their objects.
+
+Examples
+--------
+>>> import pandas as pd
+>>> frame_kind(pd.DataFrame({"a": [1]})), frame_kind("file.csv")
+('pandas DataFrame', None)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from dpcount.errors import DataError
+
+if TYPE_CHECKING:
+    import duckdb
+
+__all__ = ["frame_kind", "registrable"]
+
+_KINDS = {
+    ("pandas", "DataFrame"): "pandas DataFrame",
+    ("polars", "DataFrame"): "polars DataFrame",
+    ("polars", "LazyFrame"): "polars LazyFrame",
+    ("pyarrow", "Table"): "Arrow table",
+    ("pyarrow", "RecordBatch"): "Arrow record batch",
+    ("pyarrow", "RecordBatchReader"): "Arrow record batch reader",
+    ("duckdb", "DuckDBPyRelation"): "DuckDB relation",
+}
+
+
+def frame_kind(obj: Any) -> str | None:
+    """A readable name of the kind of in-memory table ``obj`` is, or None if it is none."""
+    cls = type(obj)
+    package = cls.__module__.partition(".")[0].lstrip("_")
+    return _KINDS.get((package, cls.__name__))
+
+
+def registrable(
+    obj: Any, kind: str, connection: duckdb.DuckDBPyConnection | None, columns: Iterable[str]
+) -> Any:
+    """What to register on the reader's connection for ``obj`` (checked, maybe converted).
+
+    * A record batch reader can be read only once, but the reader may need a second pass (to
+      count and report bad rows), so it is read into an Arrow table first.
+    * A DuckDB relation belongs to its connection; with ``connection=`` it is read there,
+      otherwise it is run once into an Arrow table.
+    * pandas ``object`` columns holding a mix of label kinds (e.g. ``1`` and ``"1"``) are
+      refused, because DuckDB would turn them all into text and merge distinct labels.
+    """
+    if kind == "Arrow record batch reader":
+        return obj.read_all()
+    if kind == "DuckDB relation" and connection is None:
+        return obj.to_arrow_table()
+    if kind == "pandas DataFrame":
+        _check_object_columns(obj, columns)
+    return obj
+
+
+def _check_object_columns(frame: Any, columns: Iterable[str]) -> None:
+    from dpcount.graph import _label_kind
+
+    for column in columns:
+        if column not in frame.columns or frame[column].dtype != object:
+            continue
+        values = frame[column]
+        kinds = {_label_kind(t) for t in set(map(type, values[values.notna()]))}
+        if len(kinds) > 1:
+            raise DataError(
+                f"column {column!r} mixes label types {sorted(kinds)}; convert it to one type "
+                "(e.g. all str) so that their order is well defined",
+                source="pandas DataFrame",
+            )
