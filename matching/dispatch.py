@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from dpcount._rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice
 from matching._common import Solver, check_ell
@@ -74,12 +75,12 @@ def _check_graph(graph: Any) -> PersonItemGraph:
     return graph
 
 
-def _rng_kwargs(method: str, rng: Any) -> dict[str, Any]:
+def _rng_kwargs(method: str, rng: RNGLike) -> dict[str, Any]:
     return {"rng": rng} if method == "sampling" else {}
 
 
 def dc_curve(
-    graph: PersonItemGraph, ell_max: int, method: str = "auto", *, rng: Any = None
+    graph: PersonItemGraph, ell_max: int, method: str = "auto", *, rng: RNGLike = None
 ) -> np.ndarray:
     """DC(D;ℓ) (or its approximation) for every ℓ = 1..ℓ_max.
 
@@ -134,7 +135,7 @@ def dc_curve(
     return np.asarray(curve, dtype=np.int64)
 
 
-def dc_value(graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: Any = None) -> int:
+def dc_value(graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: RNGLike = None) -> int:
     """DC(D;ℓ) (or its approximation) for one ℓ.
 
     Parameters and methods as in :func:`dc_curve`.
@@ -153,7 +154,7 @@ def dc_value(graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: Any
 
 
 def contributions(
-    graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: Any = None
+    graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: RNGLike = None
 ) -> Contributions:
     """A witness for DC(D;ℓ): which items each person contributes.
 

@@ -21,17 +21,16 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from dpcount._jit import SMALL_PAIRS, kernel
+from dpcount._rng import RNGLike, draw_key
 from dpcount.grouped import GroupedGraph
 from dpcount.validation import check_choice
 from matching._common import check_ell
 from matching.greedy import _greedy_rounds
 from matching.incremental import _incremental_kernel
-from matching.sampling import _best_ranks, _root_key, keyed_pair_ranks
+from matching.sampling import _best_ranks, keyed_pair_ranks
 
 __all__ = ["GROUPED_METHODS", "grouped_curves", "local_items"]
 
@@ -120,10 +119,10 @@ def local_items(graph: GroupedGraph) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _sampling_curves(
-    graph: GroupedGraph, local: np.ndarray, counts: np.ndarray, ell_max: int, rng: Any
+    graph: GroupedGraph, local: np.ndarray, counts: np.ndarray, ell_max: int, rng: RNGLike
 ) -> np.ndarray:
     """Nested sampling counts of every group (matching.sampling's rule, per group)."""
-    root = _root_key(rng)
+    root = draw_key(rng)
     ranks = keyed_pair_ranks(
         graph.indptr,
         graph.indices,
@@ -145,7 +144,7 @@ def _sampling_curves(
 
 
 def grouped_curves(
-    graph: GroupedGraph, ell_max: int, method: str = "auto", *, rng: Any = None
+    graph: GroupedGraph, ell_max: int, method: str = "auto", *, rng: RNGLike = None
 ) -> np.ndarray:
     """DC_g(D;ℓ) for every group g and ℓ = 1..ℓ_max (or its greedy / sampling version).
 

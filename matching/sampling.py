@@ -28,13 +28,11 @@ Examples
 from __future__ import annotations
 
 import hashlib
-import secrets
-from typing import Any
 
 import numpy as np
 
 from dpcount._jit import SMALL_PAIRS, kernel
-from dpcount.errors import InvalidParameterError
+from dpcount._rng import RNGLike, draw_key
 from dpcount.graph import PersonItemGraph
 from matching._common import Solver, check_ell, effective_ell, fill_curve
 
@@ -108,25 +106,6 @@ def label_keys(labels: np.ndarray) -> np.ndarray:
     return np.frombuffer(b"".join(digests), dtype=np.uint64).copy()
 
 
-def _root_key(rng: Any) -> np.uint64:
-    """One 64-bit key from ``rng``: None = fresh OS entropy, an int seed, a Generator, or a
-    SeedSequence (a new child per call, so two calls never share a key)."""
-    if rng is None:
-        return np.uint64(secrets.randbits(64))
-    if isinstance(rng, np.random.Generator):
-        gen = rng
-    elif isinstance(rng, np.random.SeedSequence):
-        gen = np.random.default_rng(rng.spawn(1)[0])
-    elif isinstance(rng, int | np.integer) and not isinstance(rng, bool) and rng >= 0:
-        gen = np.random.default_rng(int(rng))
-    else:
-        raise InvalidParameterError(
-            "rng must be None, a non-negative int, a numpy Generator or a SeedSequence, "
-            f"got {rng!r}"
-        )
-    return np.uint64(gen.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True))
-
-
 @kernel("(uint64,)")
 def _mix64(z: np.uint64) -> np.uint64:
     """SplitMix64's output function on one value (the compiled twin of :func:`_mix`)."""
@@ -153,7 +132,7 @@ def _ranks_kernel(
     return ranks
 
 
-def pair_ranks(graph: PersonItemGraph, rng: Any = None) -> np.ndarray:
+def pair_ranks(graph: PersonItemGraph, rng: RNGLike = None) -> np.ndarray:
     """The rank of each pair (CSR order) in its person's random item order, 0-based.
 
     Person p samples its pairs of rank < ℓ.  A person's ranks depend only on the key drawn
@@ -167,7 +146,7 @@ def pair_ranks(graph: PersonItemGraph, rng: Any = None) -> np.ndarray:
     >>> sorted(r[:3].tolist()), r[3:].tolist()
     ([0, 1, 2], [0])
     """
-    root = _root_key(rng)  # drawn first, so a bad rng is reported even for an empty graph
+    root = draw_key(rng)  # drawn first, so a bad rng is reported even for an empty graph
     return keyed_pair_ranks(
         graph.indptr, graph.indices, graph.person_labels, graph.item_labels, root
     )
@@ -215,7 +194,7 @@ def _best_ranks(indices: np.ndarray, ranks: np.ndarray, n_items: int, cap: int) 
     return best
 
 
-def sampling_curve(graph: PersonItemGraph, ell_max: int, rng: Any = None) -> np.ndarray:
+def sampling_curve(graph: PersonItemGraph, ell_max: int, rng: RNGLike = None) -> np.ndarray:
     """Distinct sampled items for ℓ = 1..ℓ_max, each person keeping ℓ random items (nested).
 
     Parameters
@@ -248,7 +227,7 @@ def sampling_curve(graph: PersonItemGraph, ell_max: int, rng: Any = None) -> np.
     return fill_curve(np.cumsum(counts[:ell_run]), ell_max)
 
 
-def sampling_value(graph: PersonItemGraph, ell: int, rng: Any = None) -> int:
+def sampling_value(graph: PersonItemGraph, ell: int, rng: RNGLike = None) -> int:
     """The sampling count for one ℓ.
 
     Examples
@@ -261,7 +240,7 @@ def sampling_value(graph: PersonItemGraph, ell: int, rng: Any = None) -> int:
     return int(sampling_curve(graph, ell, rng)[-1])
 
 
-def sampling_assignment(graph: PersonItemGraph, ell: int, rng: Any = None) -> np.ndarray:
+def sampling_assignment(graph: PersonItemGraph, ell: int, rng: RNGLike = None) -> np.ndarray:
     """Item → person for the sample with bound ℓ (the holder that ranks it first; −1 if unsampled).
 
     Examples

@@ -52,12 +52,12 @@ import numpy as np
 import numpy.typing as npt
 
 import matching
+from dpcount._rng import RNGLike, spawn
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_beta, check_choice, check_epsilon, check_positive_int
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms._result import Release
-from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.gem import Selection, gem, gem_probabilities
 from mechanisms.gem_tail import LinearTailGEM

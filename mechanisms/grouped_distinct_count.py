@@ -45,6 +45,7 @@ from typing import Any
 
 import numpy as np
 
+from dpcount._rng import RNGLike, spawn
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.grouped import GroupedGraph
@@ -58,7 +59,6 @@ from dpcount.validation import (
 )
 from matching._common import MAX_ELL
 from matching.grouped import grouped_curves
-from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.distinct_count import dp_distinct_count_from_curve
 

@@ -27,8 +27,8 @@ from typing import Literal
 
 import numpy as np
 
+from dpcount._rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError, UnsafeNoiseWarning
-from mechanisms._rng import RNGLike, as_generator
 
 __all__ = [
     "NoiseMode",

@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from dpcount._rng import RNGLike, spawn
 from matching.sampling import _mix, label_keys
-from mechanisms._rng import RNGLike, spawn
 
 __all__ = ["flip", "item_noise", "pair_hash", "release_key", "unflip"]
 

@@ -30,10 +30,10 @@ from typing import Any, Literal
 import numpy as np
 from scipy.special import softmax
 
+from dpcount._rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_delta, check_epsilon, check_positive_int
-from mechanisms._rng import RNGLike, as_generator
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.bayesian_ngrams._data import (
     PublicCounts,

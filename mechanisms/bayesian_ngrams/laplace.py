@@ -27,10 +27,10 @@ import warnings
 
 import numpy as np
 
+from dpcount._rng import RNGLike, as_generator
 from dpcount.errors import DataError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_epsilon, check_positive_int
-from mechanisms._rng import RNGLike, as_generator
 from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.bayesian_ngrams._data import (
     PrivateCounts,

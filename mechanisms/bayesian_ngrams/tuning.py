@@ -27,10 +27,10 @@ import numpy as np
 from scipy import integrate
 from scipy.special import log_softmax
 
+from dpcount._rng import RNGLike, as_generator, spawn
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_delta, check_epsilon
-from mechanisms._rng import RNGLike, as_generator, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.bayesian_ngrams._data import (
     PrivateCounts,

@@ -34,9 +34,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpcount._jit import SMALL_PAIRS, kernel
+from dpcount._rng import draw_key
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice
-from matching.sampling import _root_key, keyed_pair_ranks
+from matching.sampling import keyed_pair_ranks
 
 __all__ = [
     "SAMPLINGS",
@@ -180,7 +181,7 @@ def sample_contributions(
     [2, 1]
     """
     if check_choice(sampling, "sampling", SAMPLINGS) == "keyed":
-        key = int(_root_key(rng))
+        key = int(draw_key(rng))
         return cap_contributions_keyed(sets, graph.person_labels, graph.item_labels, max_items, key)
     return cap_contributions(sets, max_items, rng)
 

@@ -16,11 +16,11 @@ from typing import Any, Literal
 
 import numpy as np
 
+from dpcount._rng import RNGLike, spawn
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_delta, check_epsilon, check_positive_int
 from mechanisms import noise as _noise
-from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, sample_contributions

@@ -27,9 +27,9 @@ import math
 
 import numpy as np
 
+from dpcount._rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_positive_int
-from mechanisms._rng import RNGLike
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
 from mechanisms.set_union._release import (

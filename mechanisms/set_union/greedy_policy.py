@@ -30,9 +30,9 @@ import warnings
 import numpy as np
 
 from dpcount._jit import kernel
+from dpcount._rng import RNGLike
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
-from mechanisms._rng import RNGLike
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, random_order

@@ -27,9 +27,9 @@ from collections.abc import Callable
 import numpy as np
 
 from dpcount._jit import SMALL_PAIRS, Kernel, kernel
+from dpcount._rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice
-from mechanisms._rng import RNGLike
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, keyed_hash_order, random_order
 from mechanisms.set_union._release import (

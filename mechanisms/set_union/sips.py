@@ -19,9 +19,9 @@ import math
 
 import numpy as np
 
+from dpcount._rng import RNGLike, spawn
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_epsilon, check_positive_int
-from mechanisms._rng import RNGLike, spawn
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import SAMPLINGS, CappedSets, remove_items, sample_contributions
 from mechanisms.set_union._release import (
