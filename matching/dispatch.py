@@ -21,7 +21,7 @@ import numpy as np
 
 from dpcount._rng import RNGLike
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_choice
+from dpcount.validation import check_choice, check_graph
 from matching._common import Solver, check_ell
 from matching.contributions import Contributions
 
@@ -62,17 +62,6 @@ def _resolve(method: Any) -> str:
 def _solver(method: str) -> Solver:
     solver: Solver = importlib.import_module(_SOLVER_MODULES[method]).SOLVER
     return solver
-
-
-def _check_graph(graph: Any) -> PersonItemGraph:
-    if not isinstance(graph, PersonItemGraph):
-        from dpcount.errors import InvalidParameterError
-
-        raise InvalidParameterError(
-            f"graph must be a dpcount.PersonItemGraph, got {type(graph).__name__}; build one "
-            "with PersonItemGraph.from_pairs / from_sets / from_dataframe"
-        )
-    return graph
 
 
 def _rng_kwargs(method: str, rng: RNGLike) -> dict[str, Any]:
@@ -128,7 +117,7 @@ def dc_curve(
     >>> dc_curve(g, 3).tolist()
     [2, 3, 3]
     """
-    graph = _check_graph(graph)
+    graph = check_graph(graph)
     ell_max = check_ell(ell_max, "ell_max")
     name = _resolve(method)
     curve = _solver(name).curve(graph, ell_max, **_rng_kwargs(name, rng))
@@ -147,7 +136,7 @@ def dc_value(graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: RNG
     >>> dc_value(g, 1), dc_value(g, 1, method="flow")
     (2, 2)
     """
-    graph = _check_graph(graph)
+    graph = check_graph(graph)
     ell = check_ell(ell)
     name = _resolve(method)
     return int(_solver(name).value(graph, ell, **_rng_kwargs(name, rng)))
@@ -184,7 +173,7 @@ def contributions(
     >>> w.value, w.to_dict()
     (2, {'ann': ['y'], 'bob': ['x']})
     """
-    graph = _check_graph(graph)
+    graph = check_graph(graph)
     ell = check_ell(ell)
     name = _resolve(method)
     owner = _solver(name).assignment(graph, ell, **_rng_kwargs(name, rng))

@@ -50,6 +50,7 @@ from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.grouped import GroupedGraph
 from dpcount.validation import (
+    MAX_ELL,
     check_beta,
     check_choice,
     check_delta,
@@ -57,7 +58,6 @@ from dpcount.validation import (
     check_positive_int,
     check_probability,
 )
-from matching._common import MAX_ELL
 from matching.grouped import grouped_curves
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.distinct_count import dp_distinct_count_from_curve

@@ -32,11 +32,11 @@ from dpcount.spark.adaptive import mad_weights_frame
 from dpcount.spark.hashing import item_noise, release_key
 from dpcount.spark.ingest import prepare_pairs, sorted_labels
 from dpcount.spark.sips import sips_rounds
-from dpcount.validation import check_delta, check_epsilon, check_positive_int
+from dpcount.validation import check_delta, check_epsilon, check_nonnegative, check_positive_int
 from matching.sampling import label_keys
 from mechanisms.noise import warn_unsafe
 from mechanisms.set_union import thresholds
-from mechanisms.set_union._release import Noise, check_nonnegative, set_union_loss
+from mechanisms.set_union._release import Noise, set_union_loss
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
 from mechanisms.set_union.weighted import contribution_table
 
