@@ -7,7 +7,7 @@ order, docs/algorithms.md §2).  The exact and greedy curves then run the compil
 :mod:`matching.incremental` and :mod:`matching.greedy` group after group inside one compiled
 loop, so a thousand small groups cost no per-group Python overhead.  The sampling baseline is
 vectorised over all groups at once: each person ranks its items of a group by the keyed hash of
-:func:`matching.sampling.keyed_pair_ranks`, and item (g, j) counts for every ℓ above the
+:func:`dpcount._hashing.keyed_pair_ranks`, and item (g, j) counts for every ℓ above the
 smallest rank a holder in g gives it.
 
 Examples
@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpcount._hashing import keyed_pair_ranks
 from dpcount._jit import SMALL_PAIRS, kernel
 from dpcount._rng import RNGLike, draw_key
 from dpcount.grouped import GroupedGraph
@@ -30,7 +31,7 @@ from dpcount.validation import check_choice
 from matching._common import check_ell
 from matching.greedy import _greedy_rounds
 from matching.incremental import _incremental_kernel
-from matching.sampling import _best_ranks, keyed_pair_ranks
+from matching.sampling import _best_ranks
 
 __all__ = ["GROUPED_METHODS", "grouped_curves", "local_items"]
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from dpcount._hashing import label_keys
 from dpcount._rng import RNGLike, draw_key, spawn
 from dpcount.errors import InvalidParameterError
 from dpcount.spark._frames import as_numpy, collect, ranked_pairs
@@ -33,7 +34,6 @@ from dpcount.spark.hashing import item_noise, release_key
 from dpcount.spark.ingest import prepare_pairs, sorted_labels
 from dpcount.spark.sips import sips_rounds
 from dpcount.validation import check_delta, check_epsilon, check_nonnegative, check_positive_int
-from matching.sampling import label_keys
 from mechanisms.noise import warn_unsafe
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._release import Noise, set_union_loss
