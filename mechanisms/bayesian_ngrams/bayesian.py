@@ -142,11 +142,11 @@ def posterior_mean(
     return rho * weights * x_hat + (1.0 - rho) * prior_mean
 
 
-def sensitivity_of(pc: Any, S: float, C: int, method: str) -> float:
+def sensitivity_of(pc: Any, clip_slope: float, max_count: int, method: str) -> float:
     """γ by the brute-force method or Claim 1 (both data dependent)."""
     if method == "brute_force":
-        return brute_force_sensitivity(pc, S, C)
-    return claim1_bound(pc, S, C)
+        return brute_force_sensitivity(pc, clip_slope, max_count)
+    return claim1_bound(pc, clip_slope, max_count)
 
 
 def warn_local(what: str, stacklevel: int = 3) -> None:
