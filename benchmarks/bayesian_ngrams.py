@@ -126,10 +126,17 @@ def releases(
     cap = max(1, g.n_persons // 1000)
     return {
         "Bayesian DP": lambda: bayesian_dp(
-            g, public, epsilon, DELTA, S=FIXED_S, C=C, rho=FIXED_RHO, rng=rng
+            g,
+            public,
+            epsilon,
+            DELTA,
+            clip_slope=FIXED_S,
+            max_count=C,
+            private_weight=FIXED_RHO,
+            rng=rng,
         ),
         "EndToEnd, paper grid": lambda: end_to_end_dp(
-            g, public, epsilon / 3, 2 * epsilon / 3, DELTA, C=C, rng=rng
+            g, public, epsilon / 3, 2 * epsilon / 3, DELTA, max_count=C, rng=rng
         ),
         "EndToEnd, narrow grid": lambda: end_to_end_dp(
             g,
@@ -137,9 +144,9 @@ def releases(
             epsilon / 3,
             2 * epsilon / 3,
             DELTA,
-            C=C,
-            S_values=NARROW_S,
-            rho_values=NARROW_RHO,
+            max_count=C,
+            clip_slopes=NARROW_S,
+            private_weights=NARROW_RHO,
             rng=rng,
         ),
         "Laplace": lambda: laplace_ngrams(g, public, epsilon, max_contribution=cap, rng=rng),

@@ -34,6 +34,7 @@ import numpy as np
 import numpy.typing as npt
 
 from dpcount.errors import DataError, InvalidParameterError
+from dpcount.validation import MAX_ITEMS
 
 if TYPE_CHECKING:
     import igraph
@@ -42,7 +43,6 @@ if TYPE_CHECKING:
 
 __all__ = ["GraphSummary", "PersonItemGraph"]
 
-_MAX_ITEMS = 2**31 - 1  # item ids are int32
 #: Pairs from which CSR is built by the compiled counting sort of :mod:`dpcount._csr`; below,
 #: NumPy sorts pair keys (compiling or loading the kernel would cost more than it saves).
 COMPILED_MIN_PAIRS = 1 << 21
@@ -466,7 +466,7 @@ class PersonItemGraph:
         are sorted (:meth:`_from_keys`).
         """
         n, m = person_labels.size, item_labels.size
-        if m > _MAX_ITEMS or n > _MAX_ITEMS:
+        if m > MAX_ITEMS or n > MAX_ITEMS:
             raise DataError(f"{n} persons and {m} items: ids are limited to 2**31 - 1 each")
         if counts is None and sum(g.size for g in person_codes) >= COMPILED_MIN_PAIRS:
             from dpcount._csr import csr_by_counting  # imports numba: only for large inputs
@@ -560,7 +560,7 @@ class PersonItemGraph:
         """
         assert indptr.dtype == np.int64 and indices.dtype == np.int32
         assert counts is None or counts.dtype == np.int64
-        if item_labels.size > _MAX_ITEMS:
+        if item_labels.size > MAX_ITEMS:
             raise DataError(f"{item_labels.size} items exceed the int32 item-id range")
         graph = cls.__new__(cls)
         for what, labels in (("person", person_labels), ("item", item_labels)):
@@ -886,7 +886,7 @@ def _check_csr(
 ) -> None:
     """Validate the CSR invariants the algorithms rely on (all vectorised)."""
     n, m = persons.size, items.size
-    if m > _MAX_ITEMS:
+    if m > MAX_ITEMS:
         raise DataError(f"{m} items exceed the int32 item-id range")
     if indptr.ndim != 1 or indptr.size != n + 1 or indptr[0] != 0:
         raise DataError(f"indptr must have length n_persons + 1 = {n + 1} and start at 0")

@@ -395,7 +395,7 @@ class GroupedGraph:
         """Every person keeps only its ``max_groups`` groups of smallest keyed hash.
 
         The hash of a (person, group) row is SplitMix64 of the secret ``key`` and the two labels
-        (:func:`matching.sampling.keyed_pair_ranks`), so which groups a person keeps depends on
+        (:func:`dpcount._hashing.keyed_pair_ranks`), so which groups a person keeps depends on
         that person's own groups and the key only – never on another person.
 
         Examples
@@ -404,7 +404,7 @@ class GroupedGraph:
         >>> g.keep_groups(2, key=7).n_rows
         2
         """
-        from matching.sampling import keyed_pair_ranks
+        from dpcount._hashing import keyed_pair_ranks
 
         if max_groups < 1:
             raise InvalidParameterError(f"max_groups must be >= 1, got {max_groups}")

@@ -18,18 +18,34 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpcount.errors import InvalidParameterError
 
+if TYPE_CHECKING:
+    from dpcount.graph import PersonItemGraph
+
 __all__ = [
+    "MAX_ELL",
+    "MAX_ITEMS",
     "check_beta",
     "check_choice",
     "check_delta",
     "check_epsilon",
+    "check_graph",
+    "check_nonnegative",
+    "check_nonnegative_int",
+    "check_positive",
     "check_positive_int",
     "check_probability",
+    "check_real_in",
 ]
+
+#: The most items (and persons) a graph holds: their ids are int32.
+MAX_ITEMS = 2**31 - 1
+#: The largest ℓ (and ℓ_max) accepted anywhere.  No person holds more than ``MAX_ITEMS`` items,
+#: so DC(D;ℓ) is the same for every larger ℓ.
+MAX_ELL = MAX_ITEMS
 
 
 def _real(name: str, value: Any) -> float:
@@ -38,39 +54,94 @@ def _real(name: str, value: Any) -> float:
     return float(value)
 
 
+def check_graph(graph: Any, name: str = "graph") -> PersonItemGraph:
+    """``graph`` must be a :class:`~dpcount.PersonItemGraph`; the error says how to build one.
+
+    Examples
+    --------
+    >>> check_graph([("ann", 1)])
+    Traceback (most recent call last):
+    ...
+    dpcount.errors.InvalidParameterError: graph must be a dpcount.PersonItemGraph, got list; \
+build one with PersonItemGraph.from_pairs / from_sets / from_dataframe
+    """
+    from dpcount.graph import PersonItemGraph  # graph.py imports this module
+
+    if not isinstance(graph, PersonItemGraph):
+        raise InvalidParameterError(
+            f"{name} must be a dpcount.PersonItemGraph, got {type(graph).__name__}; build one "
+            "with PersonItemGraph.from_pairs / from_sets / from_dataframe"
+        )
+    return graph
+
+
+def check_positive(value: Any, name: str) -> float:
+    """A finite real > 0."""
+    x = _real(name, value)
+    if not (math.isfinite(x) and x > 0):
+        raise InvalidParameterError(f"{name} must be finite and > 0, got {value!r}")
+    return x
+
+
+def check_nonnegative(value: Any, name: str) -> float:
+    """A finite real ≥ 0."""
+    x = _real(name, value)
+    if not (math.isfinite(x) and x >= 0):
+        raise InvalidParameterError(f"{name} must be finite and >= 0, got {value!r}")
+    return x
+
+
+def check_real_in(
+    value: Any,
+    name: str,
+    low: float,
+    high: float,
+    *,
+    open_low: bool = True,
+    open_high: bool = True,
+    note: str = "",
+) -> float:
+    """A real in the interval from ``low`` to ``high``, each end open unless told otherwise.
+
+    ``note`` (e.g. the formula the bound comes from) is added to the error in parentheses.
+
+    Examples
+    --------
+    >>> check_real_in(1, "prior_weight", 0, 1, open_high=False)
+    1.0
+    >>> check_real_in(0, "fraction", 0, 1)
+    Traceback (most recent call last):
+    ...
+    dpcount.errors.InvalidParameterError: fraction must lie in (0, 1), got 0
+    """
+    x = _real(name, value)
+    low_ok = x > low if open_low else x >= low
+    high_ok = x < high if open_high else x <= high
+    if not (low_ok and high_ok):
+        interval = f"{'(' if open_low else '['}{low:g}, {high:g}{')' if open_high else ']'}"
+        extra = f" ({note})" if note else ""
+        raise InvalidParameterError(f"{name} must lie in {interval}{extra}, got {value!r}")
+    return x
+
+
 def check_epsilon(epsilon: Any, name: str = "epsilon") -> float:
     """ε must be finite and > 0."""
-    eps = _real(name, epsilon)
-    if not (math.isfinite(eps) and eps > 0):
-        raise InvalidParameterError(f"{name} must be finite and > 0, got {epsilon!r}")
-    return eps
+    return check_positive(epsilon, name)
 
 
 def check_beta(beta: Any, name: str = "beta") -> float:
     """β (the failure probability of a lower bound) must lie in (0, ½)."""
-    b = _real(name, beta)
-    if not 0 < b < 0.5:
-        raise InvalidParameterError(f"{name} must lie in (0, 0.5), got {beta!r}")
-    return b
+    return check_real_in(beta, name, 0, 0.5)
 
 
 def check_delta(delta: Any, name: str = "delta") -> float:
     """δ must lie in (0, 1)."""
-    d = _real(name, delta)
-    if not 0 < d < 1:
-        raise InvalidParameterError(f"{name} must lie in (0, 1), got {delta!r}")
-    return d
+    return check_real_in(delta, name, 0, 1)
 
 
 def check_probability(p: Any, name: str, *, open_low: bool = True, open_high: bool = True) -> float:
     """A probability in (0, 1), with either end optionally closed."""
-    x = _real(name, p)
-    low_ok = x > 0 if open_low else x >= 0
-    high_ok = x < 1 if open_high else x <= 1
-    if not (low_ok and high_ok):
-        interval = f"{'(' if open_low else '['}0, 1{')' if open_high else ']'}"
-        raise InvalidParameterError(f"{name} must lie in {interval}, got {p!r}")
-    return x
+    return check_real_in(p, name, 0, 1, open_low=open_low, open_high=open_high)
 
 
 def check_positive_int(value: Any, name: str, *, maximum: int | None = None) -> int:
@@ -83,6 +154,13 @@ def check_positive_int(value: Any, name: str, *, maximum: int | None = None) -> 
     if maximum is not None and v > maximum:
         raise InvalidParameterError(f"{name} must be at most {maximum}, got {value!r}")
     return v
+
+
+def check_nonnegative_int(value: Any, name: str) -> int:
+    """A whole number ≥ 0 (``numpy`` integers accepted, floats and bools rejected)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+        raise InvalidParameterError(f"{name} must be a non-negative integer, got {value!r}")
+    return int(value)
 
 
 def check_choice(value: Any, name: str, choices: Sequence[str]) -> str:

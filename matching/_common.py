@@ -19,7 +19,7 @@ import numpy as np
 
 from dpcount._jit import SMALL_PAIRS, Kernel
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_positive_int
+from dpcount.validation import MAX_ELL, check_positive_int
 
 __all__ = [
     "MAX_ELL",
@@ -34,8 +34,8 @@ __all__ = [
 ]
 
 # Capacities go to SciPy as int32; larger values wrap silently there (algorithms.md §1 pitfall),
-# so every method rejects them alike.  No person holds 2³¹ items, so nothing real is lost.
-MAX_ELL = 2**31 - 1
+# so every method rejects ℓ above dpcount.validation.MAX_ELL alike.  No person holds 2³¹ items,
+# so nothing real is lost.
 
 # Graphs with fewer pairs run the compiled kernels' code interpreted (dpcount._jit): ≤ 0.1 s
 # here, where compiling the incremental kernel takes ~3 s once.

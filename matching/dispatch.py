@@ -19,8 +19,9 @@ from typing import Any
 
 import numpy as np
 
+from dpcount._rng import RNGLike
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_choice
+from dpcount.validation import check_choice, check_graph
 from matching._common import Solver, check_ell
 from matching.contributions import Contributions
 
@@ -63,23 +64,12 @@ def _solver(method: str) -> Solver:
     return solver
 
 
-def _check_graph(graph: Any) -> PersonItemGraph:
-    if not isinstance(graph, PersonItemGraph):
-        from dpcount.errors import InvalidParameterError
-
-        raise InvalidParameterError(
-            f"graph must be a dpcount.PersonItemGraph, got {type(graph).__name__}; build one "
-            "with PersonItemGraph.from_pairs / from_sets / from_dataframe"
-        )
-    return graph
-
-
-def _rng_kwargs(method: str, rng: Any) -> dict[str, Any]:
+def _rng_kwargs(method: str, rng: RNGLike) -> dict[str, Any]:
     return {"rng": rng} if method == "sampling" else {}
 
 
 def dc_curve(
-    graph: PersonItemGraph, ell_max: int, method: str = "auto", *, rng: Any = None
+    graph: PersonItemGraph, ell_max: int, method: str = "auto", *, rng: RNGLike = None
 ) -> np.ndarray:
     """DC(D;ℓ) (or its approximation) for every ℓ = 1..ℓ_max.
 
@@ -127,14 +117,14 @@ def dc_curve(
     >>> dc_curve(g, 3).tolist()
     [2, 3, 3]
     """
-    graph = _check_graph(graph)
+    graph = check_graph(graph)
     ell_max = check_ell(ell_max, "ell_max")
     name = _resolve(method)
     curve = _solver(name).curve(graph, ell_max, **_rng_kwargs(name, rng))
     return np.asarray(curve, dtype=np.int64)
 
 
-def dc_value(graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: Any = None) -> int:
+def dc_value(graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: RNGLike = None) -> int:
     """DC(D;ℓ) (or its approximation) for one ℓ.
 
     Parameters and methods as in :func:`dc_curve`.
@@ -146,14 +136,14 @@ def dc_value(graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: Any
     >>> dc_value(g, 1), dc_value(g, 1, method="flow")
     (2, 2)
     """
-    graph = _check_graph(graph)
+    graph = check_graph(graph)
     ell = check_ell(ell)
     name = _resolve(method)
     return int(_solver(name).value(graph, ell, **_rng_kwargs(name, rng)))
 
 
 def contributions(
-    graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: Any = None
+    graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: RNGLike = None
 ) -> Contributions:
     """A witness for DC(D;ℓ): which items each person contributes.
 
@@ -183,7 +173,7 @@ def contributions(
     >>> w.value, w.to_dict()
     (2, {'ann': ['y'], 'bob': ['x']})
     """
-    graph = _check_graph(graph)
+    graph = check_graph(graph)
     ell = check_ell(ell)
     name = _resolve(method)
     owner = _solver(name).assignment(graph, ell, **_rng_kwargs(name, rng))

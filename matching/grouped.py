@@ -7,7 +7,7 @@ order, docs/algorithms.md §2).  The exact and greedy curves then run the compil
 :mod:`matching.incremental` and :mod:`matching.greedy` group after group inside one compiled
 loop, so a thousand small groups cost no per-group Python overhead.  The sampling baseline is
 vectorised over all groups at once: each person ranks its items of a group by the keyed hash of
-:func:`matching.sampling.keyed_pair_ranks`, and item (g, j) counts for every ℓ above the
+:func:`dpcount._hashing.keyed_pair_ranks`, and item (g, j) counts for every ℓ above the
 smallest rank a holder in g gives it.
 
 Examples
@@ -21,17 +21,17 @@ Examples
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
+from dpcount._hashing import keyed_pair_ranks
 from dpcount._jit import SMALL_PAIRS, kernel
+from dpcount._rng import RNGLike, draw_key
 from dpcount.grouped import GroupedGraph
 from dpcount.validation import check_choice
 from matching._common import check_ell
 from matching.greedy import _greedy_rounds
 from matching.incremental import _incremental_kernel
-from matching.sampling import _best_ranks, _root_key, keyed_pair_ranks
+from matching.sampling import _best_ranks
 
 __all__ = ["GROUPED_METHODS", "grouped_curves", "local_items"]
 
@@ -120,10 +120,10 @@ def local_items(graph: GroupedGraph) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _sampling_curves(
-    graph: GroupedGraph, local: np.ndarray, counts: np.ndarray, ell_max: int, rng: Any
+    graph: GroupedGraph, local: np.ndarray, counts: np.ndarray, ell_max: int, rng: RNGLike
 ) -> np.ndarray:
     """Nested sampling counts of every group (matching.sampling's rule, per group)."""
-    root = _root_key(rng)
+    root = draw_key(rng)
     ranks = keyed_pair_ranks(
         graph.indptr,
         graph.indices,
@@ -145,7 +145,7 @@ def _sampling_curves(
 
 
 def grouped_curves(
-    graph: GroupedGraph, ell_max: int, method: str = "auto", *, rng: Any = None
+    graph: GroupedGraph, ell_max: int, method: str = "auto", *, rng: RNGLike = None
 ) -> np.ndarray:
     """DC_g(D;ℓ) for every group g and ℓ = 1..ℓ_max (or its greedy / sampling version).
 

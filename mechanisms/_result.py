@@ -42,7 +42,7 @@ import json
 import math
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, Union
 
 import numpy as np
@@ -73,6 +73,22 @@ def html_table(rows: list[tuple[str, str]], caption: str = "") -> str:
     )
     text = f"<p>{html.escape(caption)}</p>" if caption else ""
     return f"{text}<table>{body}</table>"
+
+
+def html_grid(header: Sequence[str], rows: Iterable[Sequence[str]], note: str = "") -> str:
+    """An HTML table with a header row, every cell escaped; ``note`` below it.
+
+    Examples
+    --------
+    >>> print(html_grid(["a", "b"], [("1", "<2>")], "ε = 1"))
+    <table><tr><th>a</th><th>b</th></tr><tr><td>1</td><td>&lt;2&gt;</td></tr></table><p>ε = 1</p>
+    """
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in header)
+    body = "".join(
+        "<tr>" + "".join(f"<td>{html.escape(v)}</td>" for v in row) + "</tr>" for row in rows
+    )
+    text = f"<p>{html.escape(note)}</p>" if note else ""
+    return f"<table><tr>{head}</tr>{body}</table>{text}"
 
 
 def loss_text(loss: PrivacyLoss) -> str:

@@ -52,12 +52,19 @@ import numpy as np
 import numpy.typing as npt
 
 import matching
+from dpcount._rng import RNGLike, spawn
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_beta, check_choice, check_epsilon, check_positive_int
+from dpcount.validation import (
+    MAX_ELL,
+    check_beta,
+    check_choice,
+    check_epsilon,
+    check_graph,
+    check_positive_int,
+)
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms._result import Release
-from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.gem import Selection, gem, gem_probabilities
 from mechanisms.gem_tail import LinearTailGEM
@@ -95,7 +102,6 @@ SELECTIONS: tuple[str, ...] = (*PRIVATE_SELECTIONS, "max_utility", "max_degree",
 NOISE_MODES: tuple[str, ...] = ("exact", "float")
 #: The degree percentile of ``selection="percentile"`` (Knop & Steinke §4.2, Tables 4–7).
 DEGREE_PERCENTILE = 90.0
-_MAX_ELL = 2**31 - 1  # the matching solvers' limit
 #: Up to this ℓ_max GEM runs on the full candidate list; beyond it on the head up to the largest
 #: degree plus a closed-form tail (:mod:`mechanisms.gem_tail`), with the same distribution.
 DENSE_ELL_MAX = 1 << 16
@@ -226,13 +232,13 @@ def _check_parameters(
     checked = (
         check_epsilon(epsilon),
         check_beta(beta),
-        check_positive_int(ell_max, "ell_max", maximum=_MAX_ELL),
+        check_positive_int(ell_max, "ell_max", maximum=MAX_ELL),
     )
     if checked[2] > DENSE_ELL_MAX:  # only the exponential GEM has a closed-form tail
         if selection == "gem_permute_and_flip":
             raise InvalidParameterError(
                 f"selection='gem_permute_and_flip' supports ell_max <= {DENSE_ELL_MAX}, got "
-                f"{ell_max}; use selection='gem' (any ell_max up to {_MAX_ELL})"
+                f"{ell_max}; use selection='gem' (any ell_max up to {MAX_ELL})"
             )
         if diagnostics:
             raise InvalidParameterError(
@@ -250,7 +256,7 @@ def _degree_ell(degrees: np.ndarray, selection: str) -> int:
         value = float(degrees.max())
     else:
         value = float(np.percentile(degrees, DEGREE_PERCENTILE))
-    return max(1, min(_MAX_ELL, math.ceil(value)))
+    return max(1, min(MAX_ELL, math.ceil(value)))
 
 
 def curve_length(degrees: npt.ArrayLike, ell_max: int, selection: str) -> int:
@@ -584,11 +590,7 @@ def dp_distinct_count(
     eps, b, ell_max = _check_parameters(
         epsilon, beta, ell_max, counting, selection, noise, bool(diagnostics)
     )
-    if not isinstance(graph, PersonItemGraph):
-        raise InvalidParameterError(
-            f"graph must be a dpcount.PersonItemGraph, got {type(graph).__name__}; build one "
-            "with PersonItemGraph.from_pairs / from_sets / from_dataframe"
-        )
+    check_graph(graph)
     _warn(noise, selection, "dp_distinct_count")
     selection_rng, noise_rng, curve_rng = spawn(rng, 3)
     degrees = graph.degrees()

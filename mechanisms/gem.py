@@ -37,9 +37,9 @@ import numpy as np
 import numpy.typing as npt
 
 from dpcount._jit import kernel
+from dpcount._rng import RNGLike
 from dpcount.errors import InvalidParameterError
 from dpcount.validation import check_choice, check_epsilon, check_probability
-from mechanisms._rng import RNGLike
 from mechanisms.selection import (
     exponential_mechanism,
     exponential_mechanism_probabilities,

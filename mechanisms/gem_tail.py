@@ -44,8 +44,8 @@ from functools import lru_cache
 
 import numpy as np
 
+from dpcount._rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError
-from mechanisms._rng import RNGLike, as_generator
 from mechanisms.gem import gem_threshold, shifted_normalized_scores
 from mechanisms.noise import bernoulli_exp, uniform_below
 from mechanisms.selection import _bernoulli_exp_one

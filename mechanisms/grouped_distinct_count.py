@@ -36,7 +36,6 @@ True
 
 from __future__ import annotations
 
-import html
 import json
 import secrets
 from collections.abc import Hashable, Sequence
@@ -45,10 +44,12 @@ from typing import Any
 
 import numpy as np
 
+from dpcount._rng import RNGLike, spawn
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.grouped import GroupedGraph
 from dpcount.validation import (
+    MAX_ELL,
     check_beta,
     check_choice,
     check_delta,
@@ -56,9 +57,8 @@ from dpcount.validation import (
     check_positive_int,
     check_probability,
 )
-from matching._common import MAX_ELL
 from matching.grouped import grouped_curves
-from mechanisms._rng import RNGLike, spawn
+from mechanisms._result import html_grid
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.distinct_count import dp_distinct_count_from_curve
 
@@ -164,16 +164,12 @@ class GroupedDistinctCountResult:
         return pd.DataFrame(self.to_dict()["rows"], columns=["group", "estimate", "ell", "scale"])
 
     def _repr_html_(self) -> str:
-        head = "<tr><th>group</th><th>estimate</th><th>ℓ</th><th>noise scale</th></tr>"
-        body = "".join(
-            f"<tr><td>{html.escape(str(r.group))}</td><td>{r.estimate}</td><td>{r.ell}</td>"
-            f"<td>{r.scale:g}</td></tr>"
-            for r in self.rows
+        rows = [(str(r.group), str(r.estimate), str(r.ell), f"{r.scale:g}") for r in self.rows]
+        note = (
+            f"ε = {self.epsilon:g}, δ = {self.delta:g}, k = {self.max_groups}, "
+            f"keys: {self.selection}"
         )
-        return (
-            f"<table>{head}{body}</table><p>ε = {self.epsilon:g}, δ = {self.delta:g}, "
-            f"k = {self.max_groups}, keys: {html.escape(self.selection)}</p>"
-        )
+        return html_grid(["group", "estimate", "ℓ", "noise scale"], rows, note)
 
 
 def _py(value: Any) -> Any:

@@ -51,7 +51,7 @@ from scipy.sparse.csgraph import breadth_first_order, maximum_flow
 
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_choice
+from dpcount.validation import MAX_ITEMS, check_choice, check_nonnegative_int
 
 __all__ = [
     "MAX_EXACT_PERSONS",
@@ -65,14 +65,6 @@ __all__ = [
 
 # 2**20 subsets × items stays well under a second; beyond that brute force is hopeless anyway.
 MAX_EXACT_PERSONS = 20
-
-_INT32_MAX = 2**31 - 1
-
-
-def _check_j_max(j_max: int) -> int:
-    if isinstance(j_max, bool) or not isinstance(j_max, int | np.integer) or j_max < 0:
-        raise InvalidParameterError(f"j_max must be a non-negative integer, got {j_max!r}")
-    return int(j_max)
 
 
 def _item_holders(graph: PersonItemGraph) -> tuple[np.ndarray, np.ndarray]:
@@ -120,7 +112,7 @@ def exact_removed(graph: PersonItemGraph, j_max: int) -> np.ndarray:
     >>> exact_removed(PersonItemGraph.from_sets({"a": {1}, "b": {1, 2}}), 2).tolist()
     [0, 1, 2]
     """
-    j_max = _check_j_max(j_max)
+    j_max = check_nonnegative_int(j_max, "j_max")
     active = np.flatnonzero(graph.degrees() > 0)
     if active.size > MAX_EXACT_PERSONS:
         raise InvalidParameterError(
@@ -183,7 +175,7 @@ def _max_closure(
     """
     m = ptr.size - 1
     sink = m + n_persons + 1
-    if profit + 1 > _INT32_MAX or cost > _INT32_MAX:
+    if profit + 1 > MAX_ITEMS or cost > MAX_ITEMS:
         raise OverflowError("min-cut capacities exceed int32")  # pragma: no cover (n, m < 2³¹)
     row_counts = np.concatenate([[m], np.diff(ptr), np.ones(n_persons, np.int64), [0]])
     indptr = np.concatenate([[0], np.cumsum(row_counts)])
@@ -311,7 +303,7 @@ def lp_removed(graph: PersonItemGraph, j_max: int) -> list[Fraction]:
     >>> lp_removed(PersonItemGraph.from_sets({"a": {1}, "b": {1}}), 2)
     [Fraction(0, 1), Fraction(1, 2), Fraction(1, 1)]
     """
-    j_max = _check_j_max(j_max)
+    j_max = check_nonnegative_int(j_max, "j_max")
     hull = lp_hull(graph, k_max=j_max)
     return [_envelope_at(hull, j) for j in range(j_max + 1)]
 
@@ -330,7 +322,7 @@ def lp_removed_highs(graph: PersonItemGraph, j: int) -> float:
     """
     from scipy.optimize import linprog
 
-    j = _check_j_max(j)
+    j = check_nonnegative_int(j, "j_max")
     n, m = graph.n_persons, graph.n_items
     if m == 0:
         return 0.0
@@ -375,7 +367,7 @@ def lp_inverse(graph: PersonItemGraph, j_max: int, solver: str = "mincut") -> np
     [1.0, 0.5, 0.0]
     """
     check_choice(solver, "solver", ("mincut", "highs"))
-    j_max = _check_j_max(j_max)
+    j_max = check_nonnegative_int(j_max, "j_max")
     if solver == "highs":
         removed = [lp_removed_highs(graph, j) for j in range(j_max + 1)]
         return graph.n_items - np.array(removed, dtype=float)

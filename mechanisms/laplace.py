@@ -26,9 +26,9 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
+from dpcount._rng import RNGLike
 from dpcount.errors import InvalidParameterError
 from dpcount.validation import check_beta, check_choice, check_epsilon
-from mechanisms._rng import RNGLike
 from mechanisms.noise import (
     NoiseMode,
     discrete_laplace,

@@ -27,8 +27,9 @@ from typing import Literal
 
 import numpy as np
 
+from dpcount._rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError, UnsafeNoiseWarning
-from mechanisms._rng import RNGLike, as_generator
+from dpcount.validation import check_positive
 
 __all__ = [
     "NoiseMode",
@@ -204,9 +205,7 @@ def discrete_laplace_pmf(z: np.ndarray | int, scale: float) -> np.ndarray:
 
 
 def _check_scale(scale: float) -> float:
-    if not (math.isfinite(scale) and scale > 0):
-        raise InvalidParameterError(f"noise scale must be finite and > 0, got {scale!r}")
-    return float(scale)
+    return check_positive(scale, "noise scale")
 
 
 def float_laplace(scale: float, rng: RNGLike = None, size: int | tuple[int, ...] | None = None):

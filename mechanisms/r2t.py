@@ -48,12 +48,12 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
+from dpcount._rng import RNGLike, spawn
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_beta, check_choice, check_epsilon, check_positive_int
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms._result import Release
-from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.laplace import continuous_shift, discrete_shift, laplace_scale
 from mechanisms.noise import NoiseMode, discrete_laplace, float_laplace, warn_unsafe

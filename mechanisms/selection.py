@@ -43,9 +43,9 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
+from dpcount._rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError
 from dpcount.validation import check_epsilon
-from mechanisms._rng import RNGLike, as_generator
 from mechanisms.noise import bernoulli_exp, uniform_below
 
 __all__ = [

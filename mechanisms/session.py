@@ -40,13 +40,13 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from dpcount._rng import RNGLike, _seed_sequence, spawn
 from dpcount.errors import BudgetExceededError, DPCountError, InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_delta, check_epsilon
 from mechanisms import set_union
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms._result import Release
-from mechanisms._rng import RNGLike, _seed_sequence, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.bayesian_ngrams import LaplaceNgramResult, laplace_ngrams
 from mechanisms.bayesian_ngrams._data import PublicCounts

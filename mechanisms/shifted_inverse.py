@@ -41,12 +41,12 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from dpcount._rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_beta, check_choice, check_epsilon
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms._result import Release
-from mechanisms._rng import RNGLike, as_generator
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.inverse import exact_inverse, lp_inverse
 from mechanisms.noise import warn_unsafe

@@ -23,7 +23,7 @@ import numpy as np
 
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_positive_int
+from dpcount.validation import MAX_ITEMS, check_positive_int
 
 __all__ = ["fashion_like", "reddit_like", "synthetic"]
 
@@ -164,7 +164,7 @@ def synthetic(
     (9.7846, 89.0)
     """
     n_persons = check_positive_int(n_persons, "n_persons")
-    n_items = check_positive_int(n_items, "n_items", maximum=2**31 - 1)
+    n_items = check_positive_int(n_items, "n_items", maximum=MAX_ITEMS)
     degree_max = check_positive_int(degree_max, "degree_max", maximum=n_items)
     if not 1 <= degree_median <= degree_max:
         raise InvalidParameterError(

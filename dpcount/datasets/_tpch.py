@@ -35,6 +35,7 @@ from pathlib import Path
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.io import read_pairs
+from dpcount.validation import check_positive
 
 __all__ = ["TPCH_QUERIES", "tpch", "tpch_sql", "tpch_tables"]
 
@@ -168,7 +169,7 @@ def tpch_tables(
     >>> sorted(p.name for p in folder.iterdir())  # doctest: +SKIP
     ['supplier.parquet']
     """
-    scale_factor = _check_scale_factor(scale_factor)
+    scale_factor = check_positive(scale_factor, "scale_factor")
     root = Path(cache_dir).expanduser() if cache_dir is not None else _default_cache()
     folder = root / "tpch" / f"sf{scale_factor:g}"
     missing = [t for t in tables if not (folder / f"{t}.parquet").is_file()]
@@ -179,14 +180,6 @@ def tpch_tables(
 
 
 # --------------------------------------------------------------------------------------------
-
-
-def _check_scale_factor(scale_factor: float) -> float:
-    if isinstance(scale_factor, bool) or not isinstance(scale_factor, int | float):
-        raise InvalidParameterError(f"scale_factor must be a number, got {scale_factor!r}")
-    if not 0 < scale_factor < float("inf"):
-        raise InvalidParameterError(f"scale_factor must be > 0, got {scale_factor!r}")
-    return float(scale_factor)
 
 
 def _default_cache() -> Path:

@@ -18,11 +18,10 @@ from typing import Any
 
 import numpy as np
 
+from dpcount._rng import RNGLike, draw_key, spawn
 from dpcount.spark._frames import as_numpy, collect, explode_ranks, ranked_pairs
 from dpcount.spark.ingest import DRIVER_PAIR_LIMIT, prepare_pairs, read_pairs
-from matching.sampling import _root_key
 from mechanisms._defaults import DEFAULT_BETA
-from mechanisms._rng import RNGLike, spawn
 from mechanisms.distinct_count import (
     Counting,
     DistinctCountResult,
@@ -114,7 +113,7 @@ def distinct_count(
         )
     # The local function's stream layout, so one seed gives the same release on both paths.
     selection_rng, noise_rng, curve_rng = spawn(rng, 3)
-    key = _root_key(curve_rng)
+    key = draw_key(curve_rng)
     pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
     per_person = ranked_pairs(pairs, int(key), grouped=True).cache()
     try:

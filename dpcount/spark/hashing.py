@@ -3,8 +3,8 @@
 Two functions of labels only (never of codes, which depend on the rest of the data):
 
 * the **pair hash** ``mix(mix(key(person) ^ k) ^ key(item))`` of
-  :func:`matching.sampling.keyed_pair_ranks` (SplitMix64's finaliser, Steele, Lea & Flood
-  2014, over :func:`matching.sampling.label_keys`).  Each person ranks its items by it: the
+  :func:`dpcount._hashing.keyed_pair_ranks` (SplitMix64's finaliser, Steele, Lea & Flood
+  2014, over :func:`dpcount._hashing.label_keys`).  Each person ranks its items by it: the
   nested per-person samples of the sampling curve (Knop & Steinke 2023, §4.2) and the Δ0
   sampling of set union (Gopi et al. 2020, Algorithm 2, "for distributed runs").  Executors run
   the very same NumPy code inside Arrow (pandas) UDFs, so ranks equal the local ones bit for
@@ -35,8 +35,8 @@ from typing import Any
 
 import numpy as np
 
-from matching.sampling import _mix, label_keys
-from mechanisms._rng import RNGLike, spawn
+from dpcount._hashing import _mix, label_keys
+from dpcount._rng import RNGLike, spawn
 
 __all__ = ["flip", "item_noise", "pair_hash", "release_key", "unflip"]
 

@@ -25,18 +25,18 @@ from typing import Any
 
 import numpy as np
 
+from dpcount._hashing import label_keys
+from dpcount._rng import RNGLike, draw_key, spawn
 from dpcount.errors import InvalidParameterError
 from dpcount.spark._frames import as_numpy, collect, ranked_pairs
 from dpcount.spark.adaptive import mad_weights_frame
 from dpcount.spark.hashing import item_noise, release_key
 from dpcount.spark.ingest import prepare_pairs, sorted_labels
 from dpcount.spark.sips import sips_rounds
-from dpcount.validation import check_delta, check_epsilon, check_positive_int
-from matching.sampling import _root_key, label_keys
-from mechanisms._rng import RNGLike, spawn
+from dpcount.validation import check_delta, check_epsilon, check_nonnegative, check_positive_int
 from mechanisms.noise import warn_unsafe
 from mechanisms.set_union import thresholds
-from mechanisms.set_union._release import Noise, check_nonnegative, set_union_loss
+from mechanisms.set_union._release import Noise, set_union_loss
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
 from mechanisms.set_union.weighted import contribution_table
 
@@ -67,7 +67,7 @@ def release_keys(rng: RNGLike) -> tuple[np.uint64, bytes]:
     True
     """
     _, sampling_rng, noise_rng = spawn(rng, 3)
-    return _root_key(sampling_rng), release_key(noise_rng)
+    return draw_key(sampling_rng), release_key(noise_rng)
 
 
 def _scale_threshold(mechanism: str, eps: float, dlt: float, delta0: int) -> tuple[float, float]:

@@ -12,10 +12,9 @@ from typing import Any
 
 import numpy as np
 
+from dpcount._rng import RNGLike, draw_key, spawn
 from dpcount.spark.hashing import release_key
 from dpcount.spark.ingest import prepare_pairs
-from matching.sampling import _root_key
-from mechanisms._rng import RNGLike, spawn
 from mechanisms.set_union import thresholds
 from mechanisms.set_union.result import SetUnionRound
 from mechanisms.set_union.sips import round_shares
@@ -43,7 +42,7 @@ def sips_rounds(
     shares = round_shares(rounds, ratio)
     sigma = thresholds.gaussian_sigma(eps, dlt / 2)  # μ = 1/σ for the whole run
     _, sampling_rng, noise_rng = spawn(rng, 3)  # the local streams' layout
-    sampling_keys = [_root_key(g) for g in spawn(sampling_rng, shares.size)]
+    sampling_keys = [draw_key(g) for g in spawn(sampling_rng, shares.size)]
     noise_keys = [release_key(g) for g in spawn(noise_rng, shares.size)]
     pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False).cache()
     remaining = pairs

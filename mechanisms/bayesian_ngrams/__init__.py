@@ -32,7 +32,8 @@ Examples
 >>> public = {"hi there": 50, "oh no": 40, "so what": 10}
 >>> with warnings.catch_warnings():
 ...     warnings.simplefilter("ignore")
-...     r = bayesian_dp(g, public, epsilon=0.5, delta=1e-6, S=1.0, C=2, rho=0.9, rng=0)
+...     r = bayesian_dp(g, public, epsilon=0.5, delta=1e-6, clip_slope=1.0, max_count=2,
+...                     private_weight=0.9, rng=0)
 >>> kl_divergence([600, 300, 0], r.probabilities) < kl_divergence([600, 300, 0], [5, 4, 1])
 True
 """

@@ -29,8 +29,9 @@ from typing import Any, TypeAlias
 import numpy as np
 import numpy.typing as npt
 
-from dpcount.errors import DataError, InvalidParameterError
+from dpcount.errors import DataError
 from dpcount.graph import PersonItemGraph
+from dpcount.validation import check_graph
 
 __all__ = [
     "PrivateCounts",
@@ -199,10 +200,7 @@ def private_counts(graph: PersonItemGraph, vocab: Vocabulary) -> PrivateCounts:
         The graph has no counts or no persons, its item labels are of another type than the
         public ones, or no private n-gram is in the public vocabulary.
     """
-    if not isinstance(graph, PersonItemGraph):
-        raise InvalidParameterError(
-            f"graph must be a dpcount.PersonItemGraph, got {type(graph).__name__}"
-        )
+    check_graph(graph)
     if graph.counts is None:
         raise DataError(
             "the graph has no per-pair counts; build it with PersonItemGraph.from_pairs(..., "

@@ -13,7 +13,8 @@ Examples
 >>> public = {"the cat": 900, "a dog": 300, "my hat": 50}
 >>> with warnings.catch_warnings():
 ...     warnings.simplefilter("ignore")
-...     r = bayesian_dp(g, public, epsilon=0.5, delta=1e-6, S=1.0, C=1, rho=0.5, rng=0)
+...     r = bayesian_dp(g, public, epsilon=0.5, delta=1e-6, clip_slope=1.0, max_count=1,
+...                     private_weight=0.5, rng=0)
 >>> r.labels.tolist()
 ['a dog', 'my hat', 'the cat']
 >>> round(float(r.probabilities.sum()), 12), r.guarantee
@@ -23,17 +24,23 @@ Examples
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from typing import Any, Literal
 
 import numpy as np
 from scipy.special import softmax
 
+from dpcount._rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_choice, check_delta, check_epsilon, check_positive_int
-from mechanisms._rng import RNGLike, as_generator
+from dpcount.validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_positive,
+    check_positive_int,
+    check_real_in,
+)
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.bayesian_ngrams._data import (
     PublicCounts,
@@ -70,29 +77,14 @@ CALIBRATIONS = ("classical", "analytic")
 # --------------------------------------------------------------------------------------------
 
 
-def check_S(S: Any, name: str = "S") -> float:
-    """S > 0 and finite (the clipping slope of Eq. 5)."""
-    if isinstance(S, bool) or not isinstance(S, numbers.Real):
-        raise InvalidParameterError(f"{name} must be a real number, got {S!r}")
-    value = float(S)
-    if not (math.isfinite(value) and value > 0):
-        raise InvalidParameterError(f"{name} must be finite and > 0, got {S!r}")
-    return value
+def check_clip_slope(value: Any, name: str = "clip_slope") -> float:
+    """S > 0 and finite: the slope of the clipping weights wᵢ = min(1, S·Nᵢ/C) (Eq. 5)."""
+    return check_positive(value, name)
 
 
-def check_rho(rho: Any, name: str = "rho") -> float:
-    """ρ ∈ (0, 1]: the weight of the private counts against the public prior."""
-    if isinstance(rho, bool) or not isinstance(rho, numbers.Real):
-        raise InvalidParameterError(f"{name} must be a real number, got {rho!r}")
-    value = float(rho)
-    if not 0 < value <= 1:
-        raise InvalidParameterError(f"{name} must lie in (0, 1] (ρ = σ_l/(σ_l + σ_p)), got {rho!r}")
-    return value
-
-
-def check_C(C: Any) -> int:
-    """C ≥ 1, an integer: the largest count one person may contribute to one n-gram."""
-    return check_positive_int(C, "C")
+def check_private_weight(value: Any, name: str = "private_weight") -> float:
+    """ρ ∈ (0, 1]: the weight of the private log counts against the public prior."""
+    return check_real_in(value, name, 0, 1, open_high=False, note="ρ = σ_l/(σ_l + σ_p)")
 
 
 def check_calibration(calibration: Any, epsilon: float) -> str:
@@ -113,13 +105,13 @@ def check_calibration(calibration: Any, epsilon: float) -> str:
 
 
 def gaussian_noise_scale(
-    rho: float,
+    private_weight: float,
     sensitivity: float,
     epsilon: float,
     delta: float,
     calibration: Calibration | str = "classical",
 ) -> float:
-    """σ_ps for the ℓ2-sensitivity ρ·γ of μ_ps.
+    """σ_ps for the ℓ2-sensitivity ρ·γ of μ_ps (ρ = ``private_weight``, γ = ``sensitivity``).
 
     ``"classical"``: σ_ps = ργ·√(2 ln(1.25/δ))/ε (Algorithm 1, Corollary 1; valid for ε < 1).
     ``"analytic"``: the smallest σ of the Balle–Wang analytic Gaussian mechanism for ℓ2-
@@ -132,7 +124,7 @@ def gaussian_noise_scale(
     >>> gaussian_noise_scale(0.5, 2.0, 0.5, 1e-5, "analytic") < 9.6896
     True
     """
-    l2 = rho * sensitivity
+    l2 = private_weight * sensitivity
     if l2 == 0:
         return 0.0
     if calibration == "classical":
@@ -143,17 +135,18 @@ def gaussian_noise_scale(
 
 
 def posterior_mean(
-    x_hat: np.ndarray, weights: np.ndarray, prior_mean: np.ndarray, rho: float
+    x_hat: np.ndarray, weights: np.ndarray, prior_mean: np.ndarray, private_weight: float
 ) -> np.ndarray:
-    """μ_ps = ρ·w⊙x̂ + (1 − ρ)·μ_p (Corollary 1; Theorem 1 with w = 1)."""
+    """μ_ps = ρ·w⊙x̂ + (1 − ρ)·μ_p, ρ = ``private_weight`` (Corollary 1; Theorem 1 with w = 1)."""
+    rho = private_weight
     return rho * weights * x_hat + (1.0 - rho) * prior_mean
 
 
-def sensitivity_of(pc: Any, S: float, C: int, method: str) -> float:
+def sensitivity_of(pc: Any, clip_slope: float, max_count: int, method: str) -> float:
     """γ by the brute-force method or Claim 1 (both data dependent)."""
     if method == "brute_force":
-        return brute_force_sensitivity(pc, S, C)
-    return claim1_bound(pc, S, C)
+        return brute_force_sensitivity(pc, clip_slope, max_count)
+    return claim1_bound(pc, clip_slope, max_count)
 
 
 def warn_local(what: str, stacklevel: int = 3) -> None:
@@ -198,9 +191,9 @@ def bayesian_dp(
     epsilon: float,
     delta: float,
     *,
-    S: float,
-    C: int,
-    rho: float,
+    clip_slope: float,
+    max_count: int,
+    private_weight: float,
     sensitivity: SensitivityMethod = "brute_force",
     calibration: Calibration = "classical",
     rng: RNGLike = None,
@@ -217,12 +210,14 @@ def bayesian_dp(
         are the vocabulary 𝒱 of the output (same label type as the graph's items).
     epsilon, delta
         Privacy parameters of the Gaussian mechanism (ε < 1 for the classical calibration).
-    S
-        Slope of the clipping weights wᵢ = min(1, S·Nᵢ/C) (Eq. 5), S > 0.
-    C
-        Each person's count of each n-gram is clamped to C ≥ 1 (integer).
-    rho
-        ρ ∈ (0, 1], weight of the private log counts against the public prior.
+    clip_slope
+        S in the paper: the slope of the word-wise clipping weights wᵢ = min(1, S·Nᵢ/C)
+        (Eq. 5), > 0.  Small values shrink rare n-grams towards the prior.
+    max_count
+        C in the paper: each person's count of each n-gram is clamped to C ≥ 1 (integer).
+    private_weight
+        ρ in the paper, in (0, 1]: the weight of the private log counts against the public
+        prior, μ_ps = ρ·w⊙x̂ + (1 − ρ)·μ_p (ρ = 1: the private counts alone).  Not a zCDP ρ.
     sensitivity
         ``"brute_force"`` (exact change for each person present) or ``"bound"`` (Claim 1).
     calibration
@@ -239,7 +234,8 @@ def bayesian_dp(
     Raises
     ------
     InvalidParameterError
-        Bad ε, δ, S, C, ρ, method or calibration (classical with ε ≥ 1).
+        Bad ε, δ, ``clip_slope``, ``max_count``, ``private_weight``, method or calibration
+        (classical with ε ≥ 1).
     DataError
         Graph without counts or persons, empty/negative public counts, vocabulary mismatch
         (other label type, or no private n-gram in the public vocabulary).
@@ -286,7 +282,8 @@ def bayesian_dp(
     >>> g = PersonItemGraph.from_pairs([1, 1, 2, 3], ["a", "b", "a", "c"], counts=[3, 1, 1, 1])
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     r = bayesian_dp(g, {"a": 10, "b": 5}, 0.9, 1e-5, S=1.0, C=1, rho=0.5, rng=1)
+    ...     r = bayesian_dp(g, {"a": 10, "b": 5}, 0.9, 1e-5, clip_slope=1.0, max_count=1,
+    ...                     private_weight=0.5, rng=1)
     >>> [w.category.__name__ for w in caught], r.distribution().keys()
     (['PrivacyLeakWarning', 'UnsafeNoiseWarning'], dict_keys(['a', 'b']))
     >>> r.scale > 0, r.privacy_loss.epsilon, r.is_private
@@ -294,7 +291,9 @@ def bayesian_dp(
     """
     eps = check_epsilon(epsilon)
     dlt = check_delta(delta)
-    s_value, c_value, rho_value = check_S(S), check_C(C), check_rho(rho)
+    s_value = check_clip_slope(clip_slope)
+    c_value = check_positive_int(max_count, "max_count")
+    rho_value = check_private_weight(private_weight)
     method = check_choice(sensitivity, "sensitivity", SENSITIVITY_METHODS)
     calib = check_calibration(calibration, eps)
     vocab = public_vocabulary(public_counts)
@@ -320,9 +319,9 @@ def bayesian_dp(
         sensitivity_method=method,
         epsilon=eps,
         delta=dlt,
-        S=s_value,
-        C=c_value,
-        rho=rho_value,
+        clip_slope=s_value,
+        max_count=c_value,
+        private_weight=rho_value,
         calibration=calib,
         privacy_loss=loss,
         guarantee=LOCAL_SENSITIVITY,

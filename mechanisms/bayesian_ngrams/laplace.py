@@ -27,10 +27,10 @@ import warnings
 
 import numpy as np
 
+from dpcount._rng import RNGLike, as_generator
 from dpcount.errors import DataError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_epsilon, check_positive_int
-from mechanisms._rng import RNGLike, as_generator
 from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.bayesian_ngrams._data import (
     PrivateCounts,
@@ -42,23 +42,23 @@ from mechanisms.bayesian_ngrams.result import LOCAL_SENSITIVITY, WORST_CASE, Lap
 from mechanisms.noise import warn_unsafe
 
 __all__ = [
-    "cap_contributions",
     "laplace_ngrams",
     "laplace_ngrams_loss",
     "laplace_ngrams_public",
     "laplace_ngrams_public_loss",
+    "rescale_contributions",
     "threshold_normalise",
 ]
 
 
-def cap_contributions(pc: PrivateCounts, max_contribution: float) -> PrivateCounts:
+def rescale_contributions(pc: PrivateCounts, max_contribution: float) -> PrivateCounts:
     """Scale each person's counts by min(1, W/total) so that their ℓ1 total is at most W.
 
     Examples
     --------
     >>> import numpy as np
     >>> pc = PrivateCounts(np.array([0, 0, 1]), np.array([0, 1, 0]), np.array([6., 2., 1.]), 2, 2)
-    >>> cap_contributions(pc, 4).count.tolist()
+    >>> rescale_contributions(pc, 4).count.tolist()
     [3.0, 1.0, 1.0]
     """
     totals = np.bincount(pc.person, weights=pc.count, minlength=pc.n_persons)
@@ -156,7 +156,7 @@ def laplace_ngrams(
     eps = check_epsilon(epsilon)
     cap = check_positive_int(max_contribution, "max_contribution")
     vocab = public_vocabulary(public_counts)
-    pc = cap_contributions(private_counts(graph, vocab), cap)
+    pc = rescale_contributions(private_counts(graph, vocab), cap)
     warn_unsafe("laplace_ngrams", "NumPy Laplace noise")
     c = np.bincount(pc.word, weights=pc.count, minlength=pc.n_words)
     scale = cap / eps
@@ -238,7 +238,7 @@ def laplace_ngrams_public(
     vocab = public_vocabulary(public_counts)
     if not vocab.counts.sum() > 0:
         raise DataError("laplace_ngrams_public needs public counts with a positive total")
-    pc = cap_contributions(private_counts(graph, vocab), cap)
+    pc = rescale_contributions(private_counts(graph, vocab), cap)
     totals = np.bincount(pc.person, weights=pc.count, minlength=pc.n_persons)
     total = float(totals.sum())
     if not total > 0:

@@ -79,7 +79,8 @@ class TuningReport:
     Attributes
     ----------
     grid
-        The candidate (S, ρ) pairs, in the order they were scored.
+        The candidate (``clip_slope``, ``private_weight``) pairs, S and ρ in the paper, in the
+        order they were scored.
     selected
         Index of the pair the Laplace noisy-min chose (the only data-dependent output here).
     epsilon
@@ -100,9 +101,10 @@ class TuningReport:
     tuning_fraction: float
 
     def __repr__(self) -> str:
-        s, rho = self.grid[self.selected]
+        slope, weight = self.grid[self.selected]
         return (
-            f"TuningReport(selected=(S={s:g}, rho={rho:g}), candidates={len(self.grid)}, "
+            f"TuningReport(selected=(clip_slope={slope:g}, private_weight={weight:g}), "
+            f"candidates={len(self.grid)}, "
             f"epsilon={self.epsilon:g}, b={self.scale:.4g})"
         )
 
@@ -126,8 +128,9 @@ class BayesianDPResult(_Distribution):
         ``"brute_force"`` (maximum over persons present) or ``"bound"`` (Claim 1).
     epsilon, delta
         Parameters of the Gaussian release (ε₂ for :func:`end_to_end_dp`).
-    S, C, rho
-        Clipping weight, per-person count clamp and prior/likelihood weighting ρ.
+    clip_slope, max_count, private_weight
+        The paper's S (slope of the clipping weights, Eq. 5), C (per-person count clamp) and
+        ρ (weight of the private counts against the public prior); see :func:`bayesian_dp`.
     calibration
         ``"classical"`` (σ = ργ·√(2 ln(1.25/δ))/ε, the paper's) or ``"analytic"``.
     privacy_loss
@@ -146,9 +149,9 @@ class BayesianDPResult(_Distribution):
     sensitivity_method: str
     epsilon: float
     delta: float
-    S: float
-    C: int
-    rho: float
+    clip_slope: float
+    max_count: int
+    private_weight: float
     calibration: str
     privacy_loss: PrivacyLoss
     guarantee: str
@@ -174,9 +177,9 @@ class BayesianDPResult(_Distribution):
             ("sensitivity", f"{self.sensitivity:.4g} ({self.sensitivity_method})"),
             ("epsilon", f"{self.privacy_loss.epsilon:g}"),
             ("delta", f"{self.delta:g}"),
-            ("S", f"{self.S:g}"),
-            ("C", f"{self.C}"),
-            ("rho", f"{self.rho:g}"),
+            ("clip_slope", f"{self.clip_slope:g}"),
+            ("max_count", f"{self.max_count}"),
+            ("private_weight", f"{self.private_weight:g}"),
             ("guarantee", repr(self.guarantee)),
         ]
         if self.tuning is not None:

@@ -16,7 +16,7 @@ Examples
 >>> import numpy as np
 >>> centered_log(np.array([0.0, np.e - 1])).tolist()
 [-0.5, 0.5]
->>> clip_weights(np.array([0.0, 1.0, 5.0]), S=0.5, C=1).tolist()
+>>> clip_weights(np.array([0.0, 1.0, 5.0]), clip_slope=0.5, max_count=1).tolist()
 [0.0, 0.5, 1.0]
 """
 
@@ -44,23 +44,23 @@ def centered_log(counts: np.ndarray) -> np.ndarray:
     return a - a.mean()
 
 
-def clip_weights(holders: np.ndarray, S: float, C: float) -> np.ndarray:
+def clip_weights(holders: np.ndarray, clip_slope: float, max_count: float) -> np.ndarray:
     """Word-wise clipping weights wᵢ = min(1, S·Nᵢ/C) (Eq. 5).
 
     Words held by few persons get small weights: their mass then comes from the public prior.
     """
-    return np.minimum(1.0, S * np.asarray(holders, dtype=np.float64) / C)
+    return np.minimum(1.0, clip_slope * np.asarray(holders, dtype=np.float64) / max_count)
 
 
-def removal_sensitivities(pc: PrivateCounts, S: float, C: float) -> np.ndarray:
+def removal_sensitivities(pc: PrivateCounts, clip_slope: float, max_count: float) -> np.ndarray:
     """‖w⊙x̂ − w₋ₙ⊙x̂₋ₙ‖₂ for every person n of the graph, in O(number of pairs).
 
     Parameters
     ----------
     pc
         Clamped per-person counts over the vocabulary.
-    S, C
-        Clipping parameters of Eq. 5.
+    clip_slope, max_count
+        S and C of Eq. 5 (see :func:`~mechanisms.bayesian_ngrams.bayesian_dp`).
 
     Returns
     -------
@@ -85,12 +85,12 @@ def removal_sensitivities(pc: PrivateCounts, S: float, C: float) -> np.ndarray:
     size = pc.n_words
     a = np.log1p(c)
     a_mean = a.mean()
-    w = clip_weights(holders, S, C)
+    w = clip_weights(holders, clip_slope, max_count)
     i, person = pc.word, pc.person
     # c_i − Δc_i ≥ 0 exactly for integer counts; the maximum guards float round-off.
     a_without = np.log1p(np.maximum(c[i] - pc.count, 0.0))
     shift = np.bincount(person, weights=a[i] - a_without, minlength=pc.n_persons) / size
-    w_without = clip_weights(holders[i] - 1.0, S, C)
+    w_without = clip_weights(holders[i] - 1.0, clip_slope, max_count)
     x = a[i] - a_mean
     x_without = a_without - a_mean + shift[person]
     own = np.bincount(
@@ -101,7 +101,7 @@ def removal_sensitivities(pc: PrivateCounts, S: float, C: float) -> np.ndarray:
     return np.sqrt(own + shift**2 * rest)
 
 
-def brute_force_sensitivity(pc: PrivateCounts, S: float, C: float) -> float:
+def brute_force_sensitivity(pc: PrivateCounts, clip_slope: float, max_count: float) -> float:
     """γ by the brute-force method of Algorithm 1: the largest change over persons present.
 
     This is a **local** sensitivity (removal of a person in the data); it says nothing about
@@ -112,22 +112,24 @@ def brute_force_sensitivity(pc: PrivateCounts, S: float, C: float) -> float:
     >>> import numpy as np
     >>> from mechanisms.bayesian_ngrams._data import PrivateCounts
     >>> pc = PrivateCounts(np.array([0, 1, 1]), np.array([0, 0, 1]), np.ones(3), 2, 3)
-    >>> round(brute_force_sensitivity(pc, S=1.0, C=1), 6)
+    >>> round(brute_force_sensitivity(pc, clip_slope=1.0, max_count=1), 6)
     0.302216
     """
-    values = removal_sensitivities(pc, S, C)
+    values = removal_sensitivities(pc, clip_slope, max_count)
     return float(values.max(initial=0.0))
 
 
-def claim1_bound(pc: PrivateCounts, S: float, C: float, *, as_published: bool = False) -> float:
+def claim1_bound(
+    pc: PrivateCounts, clip_slope: float, max_count: float, *, as_published: bool = False
+) -> float:
     """γ bounded by Claim 1: ‖w⊙L·C + d⊙|x̂|‖₂ with Lᵢ = (1 − 1/|𝒱|)/Nᵢ + Σ_{j≠i} 1/(|𝒱|Nⱼ).
 
     Parameters
     ----------
     pc
         Clamped per-person counts (every count ≤ C).
-    S, C
-        Clipping parameters of Eq. 5.
+    clip_slope, max_count
+        S and C of Eq. 5 (see :func:`~mechanisms.bayesian_ngrams.bayesian_dp`).
     as_published
         Use the paper's weight drop d = (S/C)·𝟙(N ≤ C/S).  It misses the words with
         C/S < Nᵢ < C/S + 1, whose weight still drops by 1 − S(Nᵢ − 1)/C when a holder leaves,
@@ -147,9 +149,10 @@ def claim1_bound(pc: PrivateCounts, S: float, C: float, *, as_published: bool = 
     >>> import numpy as np
     >>> from mechanisms.bayesian_ngrams._data import PrivateCounts
     >>> pc = PrivateCounts(np.array([0, 1, 1]), np.array([0, 0, 1]), np.ones(3), 2, 3)
-    >>> claim1_bound(pc, S=1.0, C=1) >= brute_force_sensitivity(pc, S=1.0, C=1)
+    >>> claim1_bound(pc, 1.0, 1) >= brute_force_sensitivity(pc, clip_slope=1.0, max_count=1)
     True
     """
+    S, C = clip_slope, max_count  # the paper's symbols, as in the formulas above
     c, holders = word_totals(pc)
     size = pc.n_words
     x_hat = centered_log(c)

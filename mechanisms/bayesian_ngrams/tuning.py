@@ -27,10 +27,16 @@ import numpy as np
 from scipy import integrate
 from scipy.special import log_softmax
 
+from dpcount._rng import RNGLike, as_generator, spawn
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_choice, check_delta, check_epsilon
-from mechanisms._rng import RNGLike, as_generator, spawn
+from dpcount.validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_positive_int,
+    check_real_in,
+)
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.bayesian_ngrams._data import (
     PrivateCounts,
@@ -45,10 +51,9 @@ from mechanisms.bayesian_ngrams.bayesian import (
     SENSITIVITY_METHODS,
     Calibration,
     SensitivityMethod,
-    check_C,
     check_calibration,
-    check_rho,
-    check_S,
+    check_clip_slope,
+    check_private_weight,
     gaussian_noise_scale,
     posterior_mean,
     release,
@@ -60,8 +65,8 @@ from mechanisms.bayesian_ngrams.sensitivity import centered_log, clip_weights
 from mechanisms.noise import warn_unsafe
 
 __all__ = [
-    "DEFAULT_RHO_VALUES",
-    "DEFAULT_S_VALUES",
+    "DEFAULT_CLIP_SLOPES",
+    "DEFAULT_PRIVATE_WEIGHTS",
     "cross_entropy_score",
     "end_to_end_dp",
     "end_to_end_dp_loss",
@@ -72,9 +77,9 @@ __all__ = [
 ]
 
 #: S ∈ [10⁻³, 10⁴] as in the paper's §4.3, one value per decade.
-DEFAULT_S_VALUES: tuple[float, ...] = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3, 1e4)
+DEFAULT_CLIP_SLOPES: tuple[float, ...] = (1e-3, 1e-2, 1e-1, 1.0, 10.0, 100.0, 1e3, 1e4)
 #: A grid of ρ over (0, 1) (the paper does not list its ρ grid).
-DEFAULT_RHO_VALUES: tuple[float, ...] = (0.1, 0.3, 0.5, 0.7, 0.9)
+DEFAULT_PRIVATE_WEIGHTS: tuple[float, ...] = (0.1, 0.3, 0.5, 0.7, 0.9)
 
 
 def cross_entropy_score(counts: np.ndarray, mean: np.ndarray) -> float:
@@ -191,15 +196,6 @@ def _check_grid(values: Sequence[float], name: str, check: Any) -> tuple[float, 
     return tuple(check(v, name) for v in values)
 
 
-def _check_fraction(value: Any) -> float:
-    fraction = (
-        float(value) if isinstance(value, numbers.Real) and not isinstance(value, bool) else -1
-    )
-    if not 0 < fraction < 1:
-        raise InvalidParameterError(f"tuning_fraction must lie in (0, 1), got {value!r}")
-    return fraction
-
-
 def split_persons(
     n_persons: int, fraction: float, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -265,9 +261,9 @@ def end_to_end_dp(
     epsilon_release: float,
     delta: float,
     *,
-    C: int,
-    S_values: Sequence[float] = DEFAULT_S_VALUES,
-    rho_values: Sequence[float] = DEFAULT_RHO_VALUES,
+    max_count: int,
+    clip_slopes: Sequence[float] = DEFAULT_CLIP_SLOPES,
+    private_weights: Sequence[float] = DEFAULT_PRIVATE_WEIGHTS,
     sensitivity: SensitivityMethod = "brute_force",
     tuning_fraction: float = 0.1,
     calibration: Calibration = "classical",
@@ -277,7 +273,7 @@ def end_to_end_dp(
 
     Parameters
     ----------
-    graph, public_counts, C, sensitivity, calibration
+    graph, public_counts, max_count, sensitivity, calibration
         As for :func:`bayesian_dp`.
     epsilon_tune
         ε₁ of the Laplace noisy-min over the grid (the paper spends ε/3 here).
@@ -285,8 +281,10 @@ def end_to_end_dp(
         ε₂ of the Gaussian release (the paper: 2ε/3; ε₂ < 1 for the classical calibration).
     delta
         δ of the Gaussian release.
-    S_values, rho_values
-        The grid is their Cartesian product (S outer, ρ inner), fixed before seeing the data.
+    clip_slopes, private_weights
+        The candidate values of S (``clip_slope``) and ρ (``private_weight``) of
+        :func:`bayesian_dp`.  The grid is their Cartesian product (S outer, ρ inner), fixed
+        before seeing the data.
     tuning_fraction
         Share of persons in the tuning set U₁ (the paper: 10%), drawn uniformly at random.
     rng
@@ -303,7 +301,8 @@ def end_to_end_dp(
     Raises
     ------
     InvalidParameterError
-        Bad ε₁, ε₂, δ, C, grid values, fraction, method or calibration; fewer than 2 persons.
+        Bad ε₁, ε₂, δ, ``max_count``, grid values, fraction, method or calibration; fewer
+        than 2 persons.
     DataError
         As for :func:`bayesian_dp`.
 
@@ -339,22 +338,22 @@ def end_to_end_dp(
     >>> public = {"a b": 500, "b c": 200, "x0": 10, "x1": 10, "zz": 40}
     >>> with warnings.catch_warnings():
     ...     warnings.simplefilter("ignore")
-    ...     r = end_to_end_dp(g, public, 0.3, 0.6, 1e-6, C=1, S_values=[0.1, 1.0],
-    ...                       rho_values=[0.5, 0.9], rng=3)
+    ...     r = end_to_end_dp(g, public, 0.3, 0.6, 1e-6, max_count=1,
+    ...                       clip_slopes=[0.1, 1.0], private_weights=[0.5, 0.9], rng=3)
     >>> len(r.tuning.grid), r.privacy_loss.epsilon, r.privacy_loss.delta
     (4, 0.9, 1e-06)
-    >>> (r.S, r.rho) in r.tuning.grid
+    >>> (r.clip_slope, r.private_weight) in r.tuning.grid
     True
     """
     eps_tune = check_epsilon(epsilon_tune, "epsilon_tune")
     eps_release = check_epsilon(epsilon_release, "epsilon_release")
     dlt = check_delta(delta)
-    c_value = check_C(C)
-    s_grid = _check_grid(S_values, "S_values", check_S)
-    rho_grid = _check_grid(rho_values, "rho_values", check_rho)
+    c_value = check_positive_int(max_count, "max_count")
+    s_grid = _check_grid(clip_slopes, "clip_slopes", check_clip_slope)
+    rho_grid = _check_grid(private_weights, "private_weights", check_private_weight)
     method = check_choice(sensitivity, "sensitivity", SENSITIVITY_METHODS)
     calib = check_calibration(calibration, eps_release)
-    fraction = _check_fraction(tuning_fraction)
+    fraction = check_real_in(tuning_fraction, "tuning_fraction", 0, 1)
     vocab = public_vocabulary(public_counts)
     pc = clamp(private_counts(graph, vocab), c_value)  # Alg. 2, line 1
     rng_split, rng_tune, rng_release = spawn(rng, 3)
@@ -416,9 +415,9 @@ def end_to_end_dp(
         sensitivity_method=method,
         epsilon=eps_release,
         delta=dlt,
-        S=s_best,
-        C=c_value,
-        rho=rho_best,
+        clip_slope=s_best,
+        max_count=c_value,
+        private_weight=rho_best,
         calibration=calib,
         privacy_loss=loss,
         guarantee=LOCAL_SENSITIVITY,

@@ -33,10 +33,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dpcount._hashing import keyed_pair_ranks
 from dpcount._jit import SMALL_PAIRS, kernel
+from dpcount._rng import draw_key
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice
-from matching.sampling import _root_key, keyed_pair_ranks
 
 __all__ = [
     "SAMPLINGS",
@@ -136,7 +137,7 @@ def cap_contributions_keyed(
     The distributed form of Gopi et al. (2020), Algorithm 2's Δ0 sampling: for a secret
     uniformly random 64-bit ``key`` each person's kept subset is a function of their own
     labels alone, so neighbouring datasets differ only in the added person's subset, as the
-    proofs need.  The hash is :func:`matching.sampling.keyed_pair_ranks`, which
+    proofs need.  The hash is :func:`dpcount._hashing.keyed_pair_ranks`, which
     ``dpcount.spark`` evaluates per pair on executors with the same result.
 
     Examples
@@ -180,7 +181,7 @@ def sample_contributions(
     [2, 1]
     """
     if check_choice(sampling, "sampling", SAMPLINGS) == "keyed":
-        key = int(_root_key(rng))
+        key = int(draw_key(rng))
         return cap_contributions_keyed(sets, graph.person_labels, graph.item_labels, max_items, key)
     return cap_contributions(sets, max_items, rng)
 

@@ -9,18 +9,22 @@ secure noise for set union is future work.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import numpy as np
 
-from dpcount.errors import InvalidParameterError
+from dpcount._rng import RNGLike, spawn
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_choice, check_delta, check_epsilon, check_positive_int
+from dpcount.validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_graph,
+    check_positive_int,
+)
 from mechanisms import noise as _noise
-from mechanisms._rng import RNGLike, spawn
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, sample_contributions
@@ -42,11 +46,7 @@ def check_common(
     graph: PersonItemGraph, epsilon: float, delta: float, max_items: int
 ) -> tuple[float, float, int]:
     """Validate the arguments every mechanism takes."""
-    if not isinstance(graph, PersonItemGraph):
-        raise InvalidParameterError(
-            f"graph must be a dpcount.PersonItemGraph, got {type(graph).__name__}; build one "
-            "with PersonItemGraph.from_pairs or from_sets"
-        )
+    check_graph(graph)
     checked = check_epsilon(epsilon), check_delta(delta), check_positive_int(max_items, "max_items")
     _noise.warn_unsafe("set union", "continuous noise on real weights", stacklevel=4)
     return checked
@@ -102,16 +102,6 @@ def _zcdp(mechanism: str, eps: float, dlt: float) -> tuple[float, float]:
         return (eps**2 / 2, dlt)
     sigma = thresholds.gaussian_sigma(eps, dlt / 2)
     return (1 / (2 * sigma**2), dlt / 2)
-
-
-def check_nonnegative(value: Any, name: str) -> float:
-    """A finite real ≥ 0 (α, the τ offset)."""
-    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
-        raise InvalidParameterError(f"{name} must be a real number, got {value!r}")
-    x = float(value)
-    if not (math.isfinite(x) and x >= 0):
-        raise InvalidParameterError(f"{name} must be finite and >= 0, got {value!r}")
-    return x
 
 
 def streams(rng: RNGLike) -> Streams:

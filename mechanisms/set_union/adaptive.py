@@ -27,14 +27,13 @@ import math
 
 import numpy as np
 
+from dpcount._rng import RNGLike
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_positive_int
-from mechanisms._rng import RNGLike
+from dpcount.validation import check_nonnegative, check_positive_int
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
 from mechanisms.set_union._release import (
     check_common,
-    check_nonnegative,
     set_union_loss,
     single_round_result,
 )

@@ -30,16 +30,16 @@ import warnings
 import numpy as np
 
 from dpcount._jit import kernel
+from dpcount._rng import RNGLike
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
-from mechanisms._rng import RNGLike
+from dpcount.validation import check_nonnegative
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, random_order
 from mechanisms.set_union._release import (
     Streams,
     check_common,
-    check_nonnegative,
     single_round_result,
 )
 from mechanisms.set_union.result import SetUnionResult

@@ -27,15 +27,14 @@ from collections.abc import Callable
 import numpy as np
 
 from dpcount._jit import SMALL_PAIRS, Kernel, kernel
+from dpcount._rng import RNGLike
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_choice
-from mechanisms._rng import RNGLike
+from dpcount.validation import check_choice, check_nonnegative
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, keyed_hash_order, random_order
 from mechanisms.set_union._release import (
     Streams,
     check_common,
-    check_nonnegative,
     set_union_loss,
     single_round_result,
 )

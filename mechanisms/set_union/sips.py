@@ -19,15 +19,14 @@ import math
 
 import numpy as np
 
+from dpcount._rng import RNGLike, spawn
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_choice, check_epsilon, check_positive_int
-from mechanisms._rng import RNGLike, spawn
+from dpcount.validation import check_choice, check_epsilon, check_nonnegative, check_positive_int
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import SAMPLINGS, CappedSets, remove_items, sample_contributions
 from mechanisms.set_union._release import (
     build_result,
     check_common,
-    check_nonnegative,
     release,
     set_union_loss,
     streams,

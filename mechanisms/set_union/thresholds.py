@@ -39,7 +39,7 @@ import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtri
 
 from dpcount.errors import InvalidParameterError
-from dpcount.validation import check_delta, check_epsilon, check_positive_int
+from dpcount.validation import check_delta, check_epsilon, check_positive, check_positive_int
 
 __all__ = [
     "NovelWeight",
@@ -143,7 +143,7 @@ def balle_wang_delta(sigma: float, epsilon: float, sensitivity: float = 1.0) -> 
     >>> round(balle_wang_delta(3.730632, 1.0) * 1e5, 4)
     1.0
     """
-    s = _check_positive_real(sigma, "sigma") / _check_positive_real(sensitivity, "sensitivity")
+    s = check_positive(sigma, "sigma") / check_positive(sensitivity, "sensitivity")
     log_delta = _log_balle_wang_delta(s, check_epsilon(epsilon))[0]
     return math.exp(log_delta)
 
@@ -194,7 +194,7 @@ def gaussian_sigma(
     """
     eps = check_epsilon(epsilon)
     log_target = math.log(check_delta(delta))
-    scale = _check_positive_real(sensitivity, "sensitivity")
+    scale = check_positive(sensitivity, "sensitivity")
     if not 0 < rtol < 1:
         raise InvalidParameterError(f"rtol must lie in (0, 1), got {rtol!r}")
 
@@ -261,7 +261,7 @@ def laplace_threshold(
     >>> laplace_threshold(1.0, 0.5, 1, novel_weight="unit")
     1.0
     """
-    b = _check_positive_real(scale, "scale")
+    b = check_positive(scale, "scale")
     d = check_delta(delta)
     delta0 = check_positive_int(max_items, "max_items")
     log1p_delta = math.log1p(-d)
@@ -310,7 +310,7 @@ def gaussian_threshold(
     >>> round(gaussian_threshold(sigma, math.exp(-10), 100), 4)
     6.8237
     """
-    s = _check_positive_real(sigma, "sigma")
+    s = check_positive(sigma, "sigma")
     d = check_delta(delta)
     delta0 = check_positive_int(max_items, "max_items")
     log1p_half_delta = math.log1p(-d / 2.0)
@@ -371,12 +371,3 @@ def _novel(t: np.ndarray, novel_weight: str, power: float) -> np.ndarray:
     if novel_weight == "unit":
         return np.ones_like(t)
     raise InvalidParameterError(f"novel_weight must be 'split' or 'unit', got {novel_weight!r}")
-
-
-def _check_positive_real(value: float, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float | np.floating | np.integer):
-        raise InvalidParameterError(f"{name} must be a real number, got {value!r}")
-    x = float(value)
-    if not (math.isfinite(x) and x > 0):
-        raise InvalidParameterError(f"{name} must be finite and > 0, got {value!r}")
-    return x

@@ -25,8 +25,8 @@ import math
 import numpy as np
 
 from dpcount._jit import SMALL_PAIRS, kernel
+from dpcount._rng import RNGLike
 from dpcount.graph import PersonItemGraph
-from mechanisms._rng import RNGLike
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
 from mechanisms.set_union._release import check_common, set_union_loss, single_round_result

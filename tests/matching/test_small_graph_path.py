@@ -13,11 +13,12 @@ from hypothesis import strategies as st
 
 import matching
 from dpcount import PersonItemGraph
+from dpcount._hashing import _mix, _ranks_kernel, label_keys
 from dpcount.datasets import reddit_like
 from matching._common import SMALL_GRAPH_PAIRS, fill_curve
 from matching.greedy import _greedy_rounds
 from matching.incremental import _incremental_kernel
-from matching.sampling import _best_ranks, _mix, _ranks_kernel, label_keys
+from matching.sampling import _best_ranks
 from tests.strategies import graphs
 
 ELL_MAX = 8

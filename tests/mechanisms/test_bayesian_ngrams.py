@@ -39,7 +39,7 @@ from mechanisms.bayesian_ngrams._data import (
     public_vocabulary,
 )
 from mechanisms.bayesian_ngrams.bayesian import gaussian_noise_scale
-from mechanisms.bayesian_ngrams.laplace import cap_contributions, threshold_normalise
+from mechanisms.bayesian_ngrams.laplace import rescale_contributions, threshold_normalise
 from mechanisms.bayesian_ngrams.sensitivity import (
     brute_force_sensitivity,
     claim1_bound,
@@ -197,10 +197,20 @@ def test_counts_above_C_do_not_change_the_release(mechanism):
     for data in (dense, heavy):
         g = graph_from_dense(data, words)
         if mechanism == "bayesian_dp":
-            r = bayesian_dp(g, public, 0.5, 1e-6, S=0.5, C=3, rho=0.6, rng=4)
+            r = bayesian_dp(
+                g, public, 0.5, 1e-6, clip_slope=0.5, max_count=3, private_weight=0.6, rng=4
+            )
         else:
             r = end_to_end_dp(
-                g, public, 0.2, 0.5, 1e-6, C=3, S_values=[0.5, 2], rho_values=[0.3, 0.8], rng=4
+                g,
+                public,
+                0.2,
+                0.5,
+                1e-6,
+                max_count=3,
+                clip_slopes=[0.5, 2],
+                private_weights=[0.3, 0.8],
+                rng=4,
             )
         results.append(r)
     assert np.array_equal(results[0].probabilities, results[1].probabilities)
@@ -261,13 +271,17 @@ def _small_case(seed: int = 0):
     return graph, public
 
 
+# clip_slope, max_count, private_weight: the paper's S, C and ρ.
+HYPER = dict(clip_slope=0.5, max_count=2, private_weight=0.5)
+
+
 def _all_mechanisms(graph, public, rng):
     return [
-        bayesian_dp(graph, public, 0.5, 1e-6, S=0.5, C=2, rho=0.5, rng=rng),
-        bayesian_dp(graph, public, 0.5, 1e-6, S=0.5, C=2, rho=0.5, sensitivity="bound", rng=rng),
-        bayesian_dp(graph, public, 3.0, 1e-6, S=0.5, C=2, rho=0.5, calibration="analytic", rng=rng),
-        end_to_end_dp(graph, public, 0.2, 0.5, 1e-6, C=2, rng=rng),
-        end_to_end_dp(graph, public, 0.2, 0.5, 1e-6, C=2, sensitivity="bound", rng=rng),
+        bayesian_dp(graph, public, 0.5, 1e-6, **HYPER, rng=rng),
+        bayesian_dp(graph, public, 0.5, 1e-6, **HYPER, sensitivity="bound", rng=rng),
+        bayesian_dp(graph, public, 3.0, 1e-6, **HYPER, calibration="analytic", rng=rng),
+        end_to_end_dp(graph, public, 0.2, 0.5, 1e-6, max_count=2, rng=rng),
+        end_to_end_dp(graph, public, 0.2, 0.5, 1e-6, max_count=2, sensitivity="bound", rng=rng),
         laplace_ngrams(graph, public, 1.0, max_contribution=5, rng=rng),
         laplace_ngrams_public(graph, public, 1.0, max_contribution=5, rng=rng),
     ]
@@ -296,8 +310,10 @@ def test_reproducible_with_a_seed_and_different_across_seeds():
     for a, b, c in zip(first, again, other, strict=True):
         assert np.array_equal(a.probabilities, b.probabilities)
         assert not np.array_equal(a.probabilities, c.probabilities)
-    gen_a = bayesian_dp(graph, public, 0.5, 1e-6, S=1.0, C=1, rho=0.5, rng=np.random.default_rng(3))
-    gen_b = bayesian_dp(graph, public, 0.5, 1e-6, S=1.0, C=1, rho=0.5, rng=np.random.default_rng(3))
+    hyper = dict(clip_slope=1.0, max_count=1, private_weight=0.5)
+    gen_a, gen_b = (
+        bayesian_dp(graph, public, 0.5, 1e-6, **hyper, rng=np.random.default_rng(3)) for _ in "ab"
+    )
     assert np.array_equal(gen_a.probabilities, gen_b.probabilities)
 
 
@@ -331,7 +347,7 @@ def test_release_is_gaussian_around_the_posterior_mean_with_sigma_ps():
     graph = graph_from_dense(dense, words)
     public = dict(zip(words, rng.poisson(5000 * zipf).tolist(), strict=True))
     S, C, rho = 0.5, 2, 0.7
-    r = bayesian_dp(graph, public, 0.2, 1e-6, S=S, C=C, rho=rho, rng=6)
+    r = bayesian_dp(graph, public, 0.2, 1e-6, clip_slope=S, max_count=C, private_weight=rho, rng=6)
     gamma = naive_sensitivities(dense, S, C).max()
     assert r.sensitivity == pytest.approx(gamma, rel=1e-9)
     assert r.scale == pytest.approx(rho * gamma * math.sqrt(2 * math.log(1.25e6)) / 0.2)
@@ -351,7 +367,17 @@ def test_release_is_gaussian_around_the_posterior_mean_with_sigma_ps():
 def test_rho_one_and_tiny_noise_recovers_the_clipped_private_distribution():
     graph, public = _small_case()
     words = sorted(public)
-    r = bayesian_dp(graph, public, 1e4, 0.5, S=1e6, C=1, rho=1.0, calibration="analytic", rng=0)
+    r = bayesian_dp(
+        graph,
+        public,
+        1e4,
+        0.5,
+        clip_slope=1e6,
+        max_count=1,
+        private_weight=1.0,
+        calibration="analytic",
+        rng=0,
+    )
     dense = np.zeros((graph.n_persons, len(words)), dtype=np.int64)
     persons, items = graph.pairs()
     for p, i, c in zip(persons, items, graph.counts, strict=True):
@@ -401,7 +427,7 @@ def test_end_to_end_selection_follows_the_noisy_min_probabilities():
     graph = graph_from_dense(dense, words)
     public = dict(zip(words, [5, 40, 2, 9, 1], strict=True))
     grid_s, grid_rho, C = [0.05, 1.0], [0.3, 0.9], 2
-    kwargs = dict(C=C, S_values=grid_s, rho_values=grid_rho, tuning_fraction=0.5)
+    kwargs = dict(max_count=C, clip_slopes=grid_s, private_weights=grid_rho, tuning_fraction=0.5)
     eps1, eps2, delta = 1.0, 0.5, 1e-6
     runs = [
         end_to_end_dp(graph, public, eps1, eps2, delta, rng=seed, **kwargs) for seed in range(3000)
@@ -469,9 +495,9 @@ def test_end_to_end_noise_scale_follows_theorem2_and_claim2(method, n_tune, deci
         0.5,
         0.5,
         1e-6,
-        C=C,
-        S_values=grid_s,
-        rho_values=grid_rho,
+        max_count=C,
+        clip_slopes=grid_s,
+        private_weights=grid_rho,
         sensitivity=method,
         tuning_fraction=n_tune / 120,
         rng=0,
@@ -579,9 +605,9 @@ def test_end_to_end_records_grid_choice_and_total_privacy_loss():
         0.1,
         0.6,
         1e-7,
-        C=2,
-        S_values=[0.1, 1, 10],
-        rho_values=[0.2, 0.8],
+        max_count=2,
+        clip_slopes=[0.1, 1, 10],
+        private_weights=[0.2, 0.8],
         tuning_fraction=0.25,
         rng=9,
     )
@@ -594,14 +620,14 @@ def test_end_to_end_records_grid_choice_and_total_privacy_loss():
         (10.0, 0.2),
         (10.0, 0.8),
     )
-    assert (r.S, r.rho) == r.tuning.grid[r.tuning.selected]
+    assert (r.clip_slope, r.private_weight) == r.tuning.grid[r.tuning.selected]
     assert r.tuning.scale == pytest.approx(2 * r.tuning.score_sensitivity / 0.1)
     assert r.privacy_loss.epsilon == pytest.approx(0.7) and r.privacy_loss.delta == 1e-7
     assert [p.epsilon for p in r.privacy_loss.parts] == [0.1, 0.6]
     assert r.epsilon == 0.6 and r.tuning.tuning_fraction == 0.25
     assert r.guarantee == LOCAL_SENSITIVITY and not r.worst_case_dp
     assert "NOMINAL" in r.privacy_loss.description
-    assert "S=" in repr(r.tuning) and "tuned" in repr(r)
+    assert "clip_slope=" in repr(r.tuning) and "tuned" in repr(r)
 
 
 @quiet
@@ -618,9 +644,9 @@ def test_end_to_end_with_huge_tuning_epsilon_picks_the_best_score():
         1e12,
         0.5,
         1e-6,
-        C=2,
-        S_values=[1.0],
-        rho_values=grid_rho,
+        max_count=2,
+        clip_slopes=[1.0],
+        private_weights=grid_rho,
         tuning_fraction=0.5,
         rng=1,
     )
@@ -638,7 +664,7 @@ def test_end_to_end_with_huge_tuning_epsilon_picks_the_best_score():
 @given(dense=count_matrices(), W=st.integers(1, 8))
 def test_capped_contributions_and_public_baseline_sensitivity(dense, W):
     """Each person's capped total ≤ W, and removing one moves c/T by ≤ 2W/T in ℓ1."""
-    pc = cap_contributions(pc_from_dense(dense, 10**9), W)
+    pc = rescale_contributions(pc_from_dense(dense, 10**9), W)
     capped = np.zeros(dense.shape)
     capped[pc.person, pc.word] = pc.count
     assert np.all(capped.sum(axis=1) <= W * (1 + 1e-12))
@@ -669,7 +695,7 @@ def test_laplace_baselines_without_noise_return_the_capped_distribution():
     """ε huge: both baselines give c/T; the public term of §4.2 cancels before thresholding."""
     graph, public = _small_case()
     vocab = public_vocabulary(public)
-    pc = cap_contributions(private_counts(graph, vocab), 3)
+    pc = rescale_contributions(private_counts(graph, vocab), 3)
     c = np.bincount(pc.word, weights=pc.count, minlength=vocab.size)
     plain = laplace_ngrams(graph, public, 1e12, max_contribution=3, rng=0)
     with_public = laplace_ngrams_public(graph, public, 1e12, max_contribution=3, rng=0)
@@ -697,10 +723,20 @@ def test_public_baseline_needs_positive_public_total():
 def test_data_dependent_sensitivity_warns_privacy_leak():
     graph, public = _small_case()
     with pytest.warns(PrivacyLeakWarning, match="not a worst-case"):
-        r = bayesian_dp(graph, public, 0.5, 1e-6, S=1.0, C=1, rho=0.5, sensitivity="bound", rng=0)
+        r = bayesian_dp(
+            graph,
+            public,
+            0.5,
+            1e-6,
+            clip_slope=1.0,
+            max_count=1,
+            private_weight=0.5,
+            sensitivity="bound",
+            rng=0,
+        )
     assert r.guarantee == LOCAL_SENSITIVITY and "NOMINAL" in r.privacy_loss.description
     with pytest.warns(PrivacyLeakWarning):
-        end_to_end_dp(graph, public, 0.1, 0.5, 1e-6, C=1, rng=0)
+        end_to_end_dp(graph, public, 0.1, 0.5, 1e-6, max_count=1, rng=0)
     with pytest.warns(PrivacyLeakWarning, match="local sensitivity"):
         laplace_ngrams_public(graph, public, 1.0, max_contribution=3, rng=0)
 
@@ -712,13 +748,13 @@ def test_data_dependent_sensitivity_warns_privacy_leak():
         (dict(epsilon=float("nan")), "epsilon"),
         (dict(delta=0), "delta"),
         (dict(delta=1.0), "delta"),
-        (dict(S=0), "S must be finite and > 0"),
-        (dict(S=float("inf")), "S must be finite"),
-        (dict(S=True), "S must be a real"),
-        (dict(C=0), "C must be a positive integer"),
-        (dict(C=1.5), "C must be a positive integer"),
-        (dict(rho=0), r"rho must lie in \(0, 1\]"),
-        (dict(rho=1.2), "rho must lie"),
+        (dict(clip_slope=0), "clip_slope must be finite and > 0"),
+        (dict(clip_slope=float("inf")), "clip_slope must be finite"),
+        (dict(clip_slope=True), "clip_slope must be a real"),
+        (dict(max_count=0), "max_count must be a positive integer"),
+        (dict(max_count=1.5), "max_count must be a positive integer"),
+        (dict(private_weight=0), r"private_weight must lie in \(0, 1\]"),
+        (dict(private_weight=1.2), "private_weight must lie"),
         (dict(sensitivity="exact"), "unknown sensitivity"),
         (dict(calibration="fast"), "unknown calibration"),
         (dict(epsilon=1.0), "proven only for ε < 1"),
@@ -726,7 +762,7 @@ def test_data_dependent_sensitivity_warns_privacy_leak():
 )
 def test_bayesian_dp_rejects_bad_parameters(kwargs, match):
     graph, public = _small_case()
-    args = dict(epsilon=0.5, delta=1e-6, S=1.0, C=1, rho=0.5) | kwargs
+    args = dict(epsilon=0.5, delta=1e-6, clip_slope=1.0, max_count=1, private_weight=0.5) | kwargs
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # validation happens before any warning
         with pytest.raises(InvalidParameterError, match=match):
@@ -738,18 +774,18 @@ def test_bayesian_dp_rejects_bad_parameters(kwargs, match):
     [
         (dict(epsilon_tune=-1), "epsilon_tune"),
         (dict(epsilon_release=0), "epsilon_release"),
-        (dict(S_values=[]), "S_values must be a non-empty"),
-        (dict(S_values=1.0), "S_values must be a non-empty"),
-        (dict(S_values=[1.0, -2]), "S_values must be finite"),
-        (dict(rho_values=[0.5, 0.0]), "rho_values must lie"),
+        (dict(clip_slopes=[]), "clip_slopes must be a non-empty"),
+        (dict(clip_slopes=1.0), "clip_slopes must be a non-empty"),
+        (dict(clip_slopes=[1.0, -2]), "clip_slopes must be finite"),
+        (dict(private_weights=[0.5, 0.0]), "private_weights must lie"),
         (dict(tuning_fraction=1.0), "tuning_fraction"),
         (dict(tuning_fraction=0), "tuning_fraction"),
-        (dict(C=-1), "C must be"),
+        (dict(max_count=-1), "max_count must be"),
     ],
 )
 def test_end_to_end_rejects_bad_parameters(kwargs, match):
     graph, public = _small_case()
-    args = dict(epsilon_tune=0.1, epsilon_release=0.5, delta=1e-6, C=1) | kwargs
+    args = dict(epsilon_tune=0.1, epsilon_release=0.5, delta=1e-6, max_count=1) | kwargs
     with pytest.raises(InvalidParameterError, match=match):
         end_to_end_dp(graph, public, **args)
 
@@ -757,17 +793,19 @@ def test_end_to_end_rejects_bad_parameters(kwargs, match):
 def test_end_to_end_needs_two_persons_and_data_errors_propagate():
     one = PersonItemGraph.from_pairs(["u"], ["a"], counts=[1])
     with pytest.raises(InvalidParameterError, match="at least 2"):
-        end_to_end_dp(one, {"a": 1}, 0.1, 0.5, 1e-6, C=1)
+        end_to_end_dp(one, {"a": 1}, 0.1, 0.5, 1e-6, max_count=1)
     no_counts = PersonItemGraph.from_pairs(["u", "v"], ["a", "b"])
     for call in (
-        lambda: bayesian_dp(no_counts, {"a": 1}, 0.5, 1e-6, S=1.0, C=1, rho=0.5),
-        lambda: end_to_end_dp(no_counts, {"a": 1}, 0.1, 0.5, 1e-6, C=1),
+        lambda: bayesian_dp(
+            no_counts, {"a": 1}, 0.5, 1e-6, clip_slope=1.0, max_count=1, private_weight=0.5
+        ),
+        lambda: end_to_end_dp(no_counts, {"a": 1}, 0.1, 0.5, 1e-6, max_count=1),
         lambda: laplace_ngrams(no_counts, {"a": 1}, 1.0, max_contribution=1),
     ):
         with pytest.raises(DataError, match="no per-pair counts"):
             call()
     with pytest.raises(DataError, match="empty"):
-        bayesian_dp(one, {}, 0.5, 1e-6, S=1.0, C=1, rho=0.5)
+        bayesian_dp(one, {}, 0.5, 1e-6, clip_slope=1.0, max_count=1, private_weight=0.5)
 
 
 def test_laplace_rejects_bad_parameters():
@@ -808,7 +846,9 @@ def test_perplexity_values_and_errors():
 @quiet
 def test_results_have_readable_repr_and_html():
     graph, public = _small_case()
-    r = bayesian_dp(graph, public, 0.5, 1e-6, S=1.0, C=1, rho=0.5, rng=0)
+    r = bayesian_dp(
+        graph, public, 0.5, 1e-6, clip_slope=1.0, max_count=1, private_weight=0.5, rng=0
+    )
     text = repr(r)
     assert text.startswith("BayesianDPResult(vocabulary=14, sigma=")
     assert "local sensitivity" in text and "<table>" in r._repr_html_()
@@ -823,7 +863,9 @@ def test_accountant_refuses_nominal_losses_but_accepts_the_plain_laplace_baselin
 
     graph, public = _small_case()
     with pytest.warns(PrivacyLeakWarning):
-        nominal = bayesian_dp(graph, public, 0.5, 1e-6, S=0.5, C=2, rho=0.5, rng=0)
+        nominal = bayesian_dp(
+            graph, public, 0.5, 1e-6, clip_slope=0.5, max_count=2, private_weight=0.5, rng=0
+        )
     assert not nominal.privacy_loss.worst_case and not nominal.privacy_loss.is_private
     accountant = PrivacyAccountant(epsilon_total=10.0, delta_total=1e-3)
     with pytest.raises(BudgetExceededError, match="nominal"):

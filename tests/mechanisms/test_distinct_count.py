@@ -17,8 +17,8 @@ from scipy import stats
 import matching
 import mechanisms.distinct_count as dc
 from dpcount import PersonItemGraph
+from dpcount._rng import spawn
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning, UnsafeNoiseWarning
-from mechanisms._rng import spawn
 from mechanisms.distinct_count import (
     DistinctCountResult,
     curve_length,

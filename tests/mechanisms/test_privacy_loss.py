@@ -59,11 +59,20 @@ CALLS: dict[str, tuple[tuple[Any, ...], list[dict[str, Any]]]] = {
     "laplace_ngrams_public": ((NGRAMS, PUBLIC), [{"epsilon": 1.0, "max_contribution": 3}]),
     "bayesian_dp": (
         (NGRAMS, PUBLIC),
-        [{"epsilon": 0.5, "delta": 1e-6, "S": 1.0, "C": 2, "rho": 0.5, "sensitivity": "bound"}],
+        [
+            {
+                "epsilon": 0.5,
+                "delta": 1e-6,
+                "clip_slope": 1.0,
+                "max_count": 2,
+                "private_weight": 0.5,
+                "sensitivity": "bound",
+            }
+        ],
     ),
     "end_to_end_dp": (
         (NGRAMS, PUBLIC),
-        [{"epsilon_tune": 0.2, "epsilon_release": 0.5, "delta": 1e-6, "C": 2}],
+        [{"epsilon_tune": 0.2, "epsilon_release": 0.5, "delta": 1e-6, "max_count": 2}],
     ),
 }
 

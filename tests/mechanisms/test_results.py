@@ -87,12 +87,14 @@ CASES: dict[str, tuple[Callable[[int], Release], bool, bool]] = {
         False,
     ),
     "bayesian_dp": (
-        lambda s: bayesian_dp(NGRAMS, PUBLIC, 0.5, 1e-6, S=1.0, C=2, rho=0.5, rng=s),
+        lambda s: bayesian_dp(
+            NGRAMS, PUBLIC, 0.5, 1e-6, clip_slope=1.0, max_count=2, private_weight=0.5, rng=s
+        ),
         False,
         False,
     ),
     "end_to_end_dp": (
-        lambda s: end_to_end_dp(NGRAMS, PUBLIC, 0.2, 0.5, 1e-6, C=2, rng=s),
+        lambda s: end_to_end_dp(NGRAMS, PUBLIC, 0.2, 0.5, 1e-6, max_count=2, rng=s),
         False,
         False,
     ),

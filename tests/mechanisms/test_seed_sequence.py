@@ -174,12 +174,23 @@ CASES: list[tuple[str, Callable[[Any], Any]]] = [
     (
         "bayesian_dp",
         lambda s: _probabilities(
-            bayesian_dp(NGRAM_GRAPH, PUBLIC, 0.5, 1e-6, S=0.5, C=2, rho=0.5, rng=s)
+            bayesian_dp(
+                NGRAM_GRAPH,
+                PUBLIC,
+                0.5,
+                1e-6,
+                clip_slope=0.5,
+                max_count=2,
+                private_weight=0.5,
+                rng=s,
+            )
         ),
     ),
     (
         "end_to_end_dp",
-        lambda s: _probabilities(end_to_end_dp(NGRAM_GRAPH, PUBLIC, 0.2, 0.5, 1e-6, C=2, rng=s)),
+        lambda s: _probabilities(
+            end_to_end_dp(NGRAM_GRAPH, PUBLIC, 0.2, 0.5, 1e-6, max_count=2, rng=s)
+        ),
     ),
     (
         "laplace_ngrams",

@@ -252,15 +252,14 @@ def test_keyed_sampling_option(name: str, zipf_graph: PersonItemGraph) -> None:
 def test_keyed_sampling_keeps_the_subsets_of_the_key_from_the_sampling_stream(zipf_graph):
     """The key is drawn from the sampling stream (the second of order, sampling, noise), as
     dpcount.spark draws it; the weights are those of the keyed subsets."""
-    from matching.sampling import _root_key
-    from mechanisms._rng import spawn
+    from dpcount._rng import draw_key, spawn
     from mechanisms.set_union._bounding import CappedSets, cap_contributions_keyed
     from mechanisms.set_union.weighted import basic_weights
 
     result = su.weighted_gaussian(
         zipf_graph, 1.0, 1e-6, max_items=4, rng=8, sampling="keyed", return_weights=True
     )
-    key = int(_root_key(spawn(8, 3)[1]))
+    key = int(draw_key(spawn(8, 3)[1]))
     g = zipf_graph
     capped = cap_contributions_keyed(
         CappedSets.from_graph(g), g.person_labels, g.item_labels, 4, key

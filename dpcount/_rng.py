@@ -28,7 +28,7 @@ import numpy as np
 
 from dpcount.errors import InvalidParameterError
 
-__all__ = ["RNGLike", "as_generator", "spawn"]
+__all__ = ["RNGLike", "as_generator", "draw_key", "spawn"]
 
 RNGLike: TypeAlias = int | np.random.Generator | np.random.SeedSequence | None
 
@@ -61,3 +61,23 @@ def spawn(rng: RNGLike, n: int) -> list[np.random.Generator]:
     if isinstance(rng, np.random.Generator):
         return list(rng.spawn(n))
     return [np.random.default_rng(s) for s in _seed_sequence(rng).spawn(n)]
+
+
+def draw_key(rng: RNGLike) -> np.uint64:
+    """One 64-bit key from ``rng`` following the policy above.
+
+    ``None`` takes 64 bits of fresh operating-system entropy; otherwise the key is the first
+    draw of :func:`as_generator` (so a SeedSequence gives a new child's key on every call).
+
+    Examples
+    --------
+    >>> int(draw_key(4)) == int(draw_key(4))
+    True
+    >>> seq = np.random.SeedSequence(4)
+    >>> int(draw_key(seq)) == int(draw_key(seq))
+    False
+    """
+    if rng is None:
+        return np.uint64(secrets.randbits(64))
+    gen = as_generator(rng)
+    return np.uint64(gen.integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True))

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from dpcount._rng import as_generator, spawn
 from dpcount.errors import InvalidParameterError
-from mechanisms._rng import as_generator, spawn
 
 
 def test_seeds_are_reproducible_and_none_is_fresh():
