@@ -3,7 +3,7 @@
 Two parts, written as Markdown to ``benchmarks/results/dp_distinct_count.md``:
 
 1. **Time** of ``mechanisms.dp_distinct_count`` on the Reddit-like preset
-   (``dpcount.datasets.reddit_like(scale=1.0, seed=0)``, ε = 1, β = 0.05, ℓ_max = 100, exact
+   (``dpcount.datasets.reddit_like(scale_factor=1.0, seed=0)``, ε = 1, β = 0.05, ℓ_max = 100, exact
    discrete noise): end to end, and split into the curve DC(D;ℓ) and the release (GEM + noise),
    for each counting method.
 2. **Tables 4–7** of the paper: ℓ chosen by the maximum degree, the 90th degree percentile, the
@@ -206,12 +206,12 @@ def _graphs(smoke: bool, tpch: bool) -> list[tuple[str, PersonItemGraph, int | N
     """(name, graph, runs for the sampling counting or None for all runs)."""
     if smoke:
         return [
-            ("fashion-like (scale 0.25)", datasets.fashion_like(scale=0.25, seed=0), None),
-            ("reddit-like (scale 0.002)", datasets.reddit_like(scale=0.002, seed=0), None),
+            ("fashion-like (scale 0.25)", datasets.fashion_like(scale_factor=0.25, seed=0), None),
+            ("reddit-like (scale 0.002)", datasets.reddit_like(scale_factor=0.002, seed=0), None),
         ]
     out: list[tuple[str, PersonItemGraph, int | None]] = [
-        ("fashion-like", datasets.fashion_like(scale=1.0, seed=0), None),
-        ("reddit-like", datasets.reddit_like(scale=1.0, seed=0), None),
+        ("fashion-like", datasets.fashion_like(scale_factor=1.0, seed=0), None),
+        ("reddit-like", datasets.reddit_like(scale_factor=1.0, seed=0), None),
     ]
     if tpch:
         out += [(f"TPC-H {q} (SF 1)", datasets.tpch(q, 1.0), None) for q in datasets.TPCH_QUERIES]
@@ -239,7 +239,11 @@ def main(argv: Sequence[str] | None = None) -> Path:
         "## End-to-end time",
         "",
     ]
-    timed = datasets.reddit_like(scale=0.01, seed=0) if args.smoke else datasets.reddit_like(1.0, 0)
+    timed = (
+        datasets.reddit_like(scale_factor=0.01, seed=0)
+        if args.smoke
+        else datasets.reddit_like(1.0, 0)
+    )
     sections += [
         f"Reddit-like preset{' (scale 0.01)' if args.smoke else ''}: {timed!r}; best of "
         f"{1 if args.smoke else 3} runs, in seconds (the first call of a process also loads "

@@ -14,8 +14,9 @@ shared, but both run in the same session.  Also reported: the sort floor on the 
 seen) and the first-call time of ``python -m dpcount count --dataset fashion-like --epsilon 1``
 with ``NUMBA_CACHE_DIR`` pointing at a fresh directory.
 
-The data follow the Reddit-like preset's law (``dpcount.datasets.load("reddit-like", scale=s)``;
-scale 1 is about 7 million pairs).  Larger sizes are written in chunks of at most scale 10, each
+The data follow the Reddit-like preset's law
+(``dpcount.datasets.load("reddit-like", scale_factor=s)``; scale 1 is about 7 million pairs).
+Larger sizes are written in chunks of at most scale 10, each
 chunk its own Parquet file with its own persons (labels offset per chunk) and the shared item
 vocabulary, so generation needs memory for one chunk only; the files are read as a glob.
 
@@ -110,7 +111,7 @@ def generate(directory: Path, pairs: float, seed: int = 0) -> dict[str, Path]:
     n_chunks = max(1, math.ceil(total_scale / CHUNK_SCALE))
     offset = 0
     for k in range(n_chunks):
-        graph = datasets.load("reddit-like", scale=total_scale / n_chunks, seed=seed + k)
+        graph = datasets.load("reddit-like", scale_factor=total_scale / n_chunks, seed=seed + k)
         persons = np.repeat(graph.person_labels.astype(np.int64) + offset, np.diff(graph.indptr))
         items = graph.item_labels.astype(np.int64)[graph.indices]
         pq.write_table(pa.table({"person": persons, "item": items}), int_dir / f"{k:05}.parquet")
@@ -169,7 +170,7 @@ def run_size(pairs: float, directory: Path) -> list[list[Any]]:
 
 def sort_floor(pairs: float) -> list[Any]:
     """np.unique (hashing in NumPy ≥ 2.3) against np.sort + neighbour mask on the item ids."""
-    graph = datasets.load("reddit-like", scale=pairs / PAIRS_AT_SCALE_1, seed=0)
+    graph = datasets.load("reddit-like", scale_factor=pairs / PAIRS_AT_SCALE_1, seed=0)
     items = np.random.default_rng(0).permutation(graph.indices)
     start = time.perf_counter()
     by_unique = np.unique(items)

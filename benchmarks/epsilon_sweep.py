@@ -147,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> Path:
     runs = args.runs or (5 if args.smoke else 100)
     epsilons = SMOKE_EPSILONS if args.smoke else EPSILONS
     scale_factor = args.scale_factor or (0.01 if args.smoke else 1.0)
-    fashion = datasets.fashion_like(scale=0.25 if args.smoke else 1.0, seed=0)
+    fashion = datasets.fashion_like(scale_factor=0.25 if args.smoke else 1.0, seed=0)
     tpch = datasets.tpch(args.query, scale_factor)
     panels = []
     for title, graph in (("Fashion-like", fashion), (f"TPC-H {args.query}", tpch)):

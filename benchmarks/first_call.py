@@ -45,7 +45,7 @@ def commands(smoke: bool) -> list[Command]:
     """The commands of one run, the NumPy reference first."""
     count = ("-m", "dpcount", "count", "--dataset", "fashion-like", "--epsilon", "1")
     union = ("-m", "dpcount", "union", "--dataset", "fashion-like")
-    large = ("-m", "dpcount", "count", "--dataset", "reddit-like", "--scale", "0.1")
+    large = ("-m", "dpcount", "count", "--dataset", "reddit-like", "--scale-factor", "0.1")
     out = [
         Command("python -c 'import numpy' (reference)", ("-c", "import numpy")),
         Command("dpcount --help", ("-m", "dpcount", "--help")),
@@ -59,10 +59,14 @@ def commands(smoke: bool) -> list[Command]:
     if not smoke:  # 710k pairs: above the interpreted-kernel threshold, so numba compiles
         out += [
             Command(
-                "dpcount count --dataset reddit-like --scale 0.1 (empty cache)", large, "empty"
+                "dpcount count --dataset reddit-like --scale-factor 0.1 (empty cache)",
+                large,
+                "empty",
             ),
             Command(
-                "dpcount count --dataset reddit-like --scale 0.1 (filled cache)", large, "filled"
+                "dpcount count --dataset reddit-like --scale-factor 0.1 (filled cache)",
+                large,
+                "filled",
             ),
         ]
     return out

@@ -45,7 +45,7 @@ def forum_arrays(
     scale: float, n_forums: int, seed: int = 0
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(person, forum, item) code arrays of a Reddit-shaped graph split into forums."""
-    graph = reddit_like(scale=scale, seed=seed)
+    graph = reddit_like(scale_factor=scale, seed=seed)
     rng = np.random.default_rng(seed)
     persons, items = graph.pairs()
     forums_of = rng.integers(0, n_forums, size=(graph.n_persons, 3))

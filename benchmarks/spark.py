@@ -36,7 +36,7 @@ EPSILON, DELTA, MAX_ITEMS, ELL_MAX = 1.0, 1e-6, 100, 100
 
 def write_parquet(scale: float, path: Path) -> int:
     """Reddit-like pairs at ``scale`` as a Parquet file of int64 (person, item); pair count."""
-    graph = reddit_like(scale=scale, seed=0)
+    graph = reddit_like(scale_factor=scale, seed=0)
     persons, items = graph.pairs()
     table = pa.table(
         {

@@ -121,7 +121,7 @@ def _positive_float(text: str) -> float:
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
     if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"scale must be a positive number, got {text!r}")
+        raise argparse.ArgumentTypeError(f"scale factor must be a positive number, got {text!r}")
     return value
 
 
@@ -140,7 +140,7 @@ class Source:
     item: str = "item"
     format: str | None = None
     drop_nulls: bool = False
-    scale: float = 1.0
+    scale_factor: float = 1.0
     data_seed: int = 0
     cache_dir: str | None = None
     header: bool = True
@@ -153,7 +153,7 @@ class Source:
             return self.value
         if self.kind == "sql":
             return "the SQL query"
-        return self.value if self.scale == 1 else f"{self.value} (scale {self.scale:g})"
+        return self.value if self.scale_factor == 1 else f"{self.value} (×{self.scale_factor:g})"
 
     def to_json(self) -> dict[str, Any]:
         """The source as a JSON object."""
@@ -161,7 +161,7 @@ class Source:
             return {
                 "kind": "dataset",
                 "name": self.value,
-                "scale": self.scale,
+                "scale_factor": self.scale_factor,
                 "data_seed": self.data_seed,
             }
         key = "path" if self.kind == "file" else "query"
@@ -222,7 +222,9 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         help="encoding of a CSV/TSV FILE (default: utf-8)",
     )
     group.add_argument(
+        "--scale-factor",
         "--scale",
+        dest="scale_factor",
         type=_positive_float,
         metavar="S",
         help="with --dataset: fraction of persons (synthetic) or TPC-H scale factor (default: 1)",
@@ -276,11 +278,11 @@ def source_from_args(args: argparse.Namespace) -> Source:
         return Source(
             "dataset",
             args.dataset,
-            scale=1.0 if args.scale is None else args.scale,
+            scale_factor=1.0 if args.scale_factor is None else args.scale_factor,
             data_seed=0 if args.data_seed is None else args.data_seed,
             cache_dir=args.cache_dir,
         )
-    misplaced = _given(args, ("scale", "data_seed", "cache_dir"))
+    misplaced = _given(args, ("scale_factor", "data_seed", "cache_dir"))
     if misplaced:
         raise UserError(f"{_flag(misplaced[0])} applies to --dataset only")
     misplaced = _given(args, ("format", *_FILE_ONLY)) if kind == "sql" else []
@@ -330,7 +332,7 @@ def load_graph(source: Source, *, show: bool) -> PersonItemGraph:
         with progress(f"building {source.value}", enabled=show):
             return datasets.load(
                 source.value,
-                scale=source.scale,
+                scale_factor=source.scale_factor,
                 seed=source.data_seed,
                 cache_dir=source.cache_dir,
             )

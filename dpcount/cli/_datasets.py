@@ -13,8 +13,8 @@ EPILOG = """\
 examples:
   dpcount datasets                                   list the data sets
   dpcount datasets fashion-like --seed 3             build one and print its summary
-  dpcount datasets reddit-like --scale 0.1 --output reddit.parquet
-  dpcount datasets tpch-o-od --scale 1               TPC-H SF 1 (generated once, then cached)
+  dpcount datasets reddit-like --scale-factor 0.1 --output reddit.parquet
+  dpcount datasets tpch-o-od --scale-factor 1        TPC-H SF 1 (generated once, then cached)
 """
 
 
@@ -33,7 +33,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("name", nargs="?", metavar="NAME", help="data set to build")
     parser.add_argument(
+        "--scale-factor",
         "--scale",
+        dest="scale_factor",
         type=float,
         default=1.0,
         metavar="S",
@@ -64,7 +66,8 @@ def run(args: argparse.Namespace) -> int:
         for name in datasets.names():
             print(f"{name:<{width}}  {datasets.description(name)}")
         print(
-            "\n--scale is the fraction of persons for synthetic data, the scale factor for TPC-H."
+            "\n--scale-factor is the fraction of persons for synthetic data, TPC-H's scale factor "
+            "for TPC-H."
         )
         return 0
     if args.name not in datasets.names():
@@ -75,7 +78,9 @@ def run(args: argparse.Namespace) -> int:
         check_output_file(args.output, "--output", (".csv", ".parquet"))
     start = time.perf_counter()
     with progress(f"building {args.name}", enabled=show_progress(args)):
-        graph = datasets.load(args.name, scale=args.scale, seed=args.seed, cache_dir=args.cache_dir)
+        graph = datasets.load(
+            args.name, scale_factor=args.scale_factor, seed=args.seed, cache_dir=args.cache_dir
+        )
     elapsed = time.perf_counter() - start
     print(f"{args.name}: {datasets.description(args.name)}")
     print(graph.summary())

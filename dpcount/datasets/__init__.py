@@ -5,12 +5,12 @@ The generators are also available directly: :func:`synthetic`, :func:`reddit_lik
 :func:`fashion_like`, :func:`tpch` and :func:`southern_women`.
 
 ==================  ===============================================================
-name                what ``load(name, scale=s, seed=k)`` returns
+name                what ``load(name, scale_factor=s, seed=k)`` returns
 ==================  ===============================================================
-reddit-like         synthetic, Reddit-sized; ``scale`` = fraction of the 223k persons
-fashion-like        synthetic, fashion-sized (404 persons); ``scale`` as above
-tpch-ps-aq …        TPC-H queries PS.AQ, L.EP, O.OD, L.RD; ``scale`` = scale factor
-southern-women      Davis's Southern Women (18 persons, 14 events); ``scale`` must be 1
+reddit-like         synthetic, Reddit-sized; ``scale_factor`` = fraction of the 223k persons
+fashion-like        synthetic, fashion-sized (404 persons); ``scale_factor`` as above
+tpch-ps-aq …        TPC-H queries PS.AQ, L.EP, O.OD, L.RD; ``scale_factor`` = TPC-H's
+southern-women      Davis's Southern Women (18 persons, 14 events); ``scale_factor`` must be 1
 ==================  ===============================================================
 
 ``seed`` only affects the synthetic presets; TPC-H and Southern Women are deterministic.
@@ -57,22 +57,22 @@ __all__ = [
 @dataclass(frozen=True)
 class _Dataset:
     description: str
-    # (scale, seed, cache_dir) -> graph
+    # (scale_factor, seed, cache_dir) -> graph
     build: Callable[[float, int, str | os.PathLike[str] | None], PersonItemGraph]
 
 
 def _synthetic_builder(preset: Callable[..., PersonItemGraph]) -> Callable[..., PersonItemGraph]:
-    return lambda scale, seed, cache_dir: preset(scale=scale, seed=seed)
+    return lambda scale_factor, seed, cache_dir: preset(scale_factor=scale_factor, seed=seed)
 
 
 def _tpch_builder(query: str) -> Callable[..., PersonItemGraph]:
-    return lambda scale, seed, cache_dir: tpch(query, scale, cache_dir=cache_dir)
+    return lambda scale_factor, seed, cache_dir: tpch(query, scale_factor, cache_dir=cache_dir)
 
 
-def _fixed(scale: float, seed: int, cache_dir: object) -> PersonItemGraph:
-    if scale != 1:
+def _fixed(scale_factor: float, seed: int, cache_dir: object) -> PersonItemGraph:
+    if scale_factor != 1:
         raise InvalidParameterError(
-            f"southern-women is a fixed data set; scale must be 1, got {scale!r}"
+            f"southern-women is a fixed data set; scale_factor must be 1, got {scale_factor!r}"
         )
     return southern_women()
 
@@ -131,7 +131,7 @@ def description(name: str) -> str:
 def load(
     name: str,
     *,
-    scale: float = 1.0,
+    scale_factor: float = 1.0,
     seed: int = 0,
     cache_dir: str | os.PathLike[str] | None = None,
 ) -> PersonItemGraph:
@@ -141,7 +141,7 @@ def load(
     ----------
     name
         One of :func:`names`.
-    scale
+    scale_factor
         For synthetic presets the fraction of persons (``0.01`` = 1%); for TPC-H the scale
         factor; must be 1 for ``southern-women``.
     seed
@@ -156,14 +156,14 @@ def load(
     Raises
     ------
     InvalidParameterError
-        On an unknown name or an invalid scale.
+        On an unknown name or an invalid scale factor.
     DataError
         If TPC-H data cannot be generated (e.g. ``tpchgen-cli`` is missing).
 
     Examples
     --------
-    >>> load("reddit-like", scale=0.001, seed=1).n_persons
+    >>> load("reddit-like", scale_factor=0.001, seed=1).n_persons
     223
     """
     dataset = _DATASETS[check_choice(name, "data set", names())]
-    return dataset.build(scale, seed, cache_dir)
+    return dataset.build(scale_factor, seed, cache_dir)

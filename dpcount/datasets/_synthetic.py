@@ -197,28 +197,28 @@ def synthetic(
     )
 
 
-def reddit_like(scale: float = 1.0, seed: int | np.random.Generator = 0) -> PersonItemGraph:
+def reddit_like(scale_factor: float = 1.0, seed: int | np.random.Generator = 0) -> PersonItemGraph:
     """Synthetic data the size and shape of the Reddit data set (Gopi et al., 2020).
 
-    At ``scale=1``: 223,388 persons, about 7.1M distinct person–item pairs and 102.8k distinct
-    items, median degree 18, maximum degree 1,724 (Knop & Steinke, Table 3).  About 18k items
-    are rare ones held mostly by a single heavy person (see :func:`synthetic`), so as in the
+    At ``scale_factor=1``: 223,388 persons, about 7.1M distinct person–item pairs and 102.8k
+    distinct items, median degree 18, maximum degree 1,724 (Knop & Steinke, Table 3).  About 18k
+    items are rare ones held mostly by a single heavy person (see :func:`synthetic`), so as in the
     real data DC(D;1) lies some 6% below DC(D), DC(D;ℓ) comes within 0.3–0.5% of DC(D) only
     around ℓ ≈ 15–25, and keeping 96 random items per person loses about 7% of the items.
-    ``scale`` multiplies the number of persons (the item universe stays, so a smaller scale
+    ``scale_factor`` multiplies the number of persons (the item universe stays, so a smaller scale
     shows fewer distinct items, and many head items are then rare too: the curve shape above
     holds at full scale).
 
     Examples
     --------
-    >>> g = reddit_like(scale=0.001)
+    >>> g = reddit_like(scale_factor=0.001)
     >>> g.n_persons, int(g.degrees().max())
     (223, 1724)
     """
-    return synthetic(**_scaled(_REDDIT, scale), seed=seed)  # type: ignore[arg-type]
+    return synthetic(**_scaled(_REDDIT, scale_factor), seed=seed)  # type: ignore[arg-type]
 
 
-def fashion_like(scale: float = 1.0, seed: int | np.random.Generator = 0) -> PersonItemGraph:
+def fashion_like(scale_factor: float = 1.0, seed: int | np.random.Generator = 0) -> PersonItemGraph:
     """Synthetic data the size and shape of the Amazon Fashion data set (Ni et al., 2019).
 
     404 persons, ~8.5k pairs, ~1.45k items, median degree 14, maximum 139 (Knop & Steinke,
@@ -231,7 +231,7 @@ def fashion_like(scale: float = 1.0, seed: int | np.random.Generator = 0) -> Per
     >>> g.n_persons, int(g.degrees().max())
     (404, 139)
     """
-    return synthetic(**_scaled(_FASHION, scale), seed=seed)  # type: ignore[arg-type]
+    return synthetic(**_scaled(_FASHION, scale_factor), seed=seed)  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------------------------
@@ -245,10 +245,12 @@ def _rng(seed: int | np.random.Generator) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
-def _scaled(preset: dict[str, float], scale: float) -> dict[str, float]:
-    if not (isinstance(scale, int | float) and math.isfinite(scale) and scale > 0):
-        raise InvalidParameterError(f"scale must be a positive number, got {scale!r}")
-    n_persons = max(1, round(preset["n_persons"] * scale))
+def _scaled(preset: dict[str, float], scale_factor: float) -> dict[str, float]:
+    if not (
+        isinstance(scale_factor, int | float) and math.isfinite(scale_factor) and scale_factor > 0
+    ):
+        raise InvalidParameterError(f"scale_factor must be a positive number, got {scale_factor!r}")
+    n_persons = max(1, round(preset["n_persons"] * scale_factor))
     return preset | {"n_persons": n_persons}
 
 

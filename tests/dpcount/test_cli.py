@@ -48,8 +48,8 @@ def test_datasets_prints_summary(capsys):
 
 
 def test_datasets_scale_and_seed(capsys):
-    assert main(["datasets", "fashion-like", "--seed", "2", "--scale", "0.5"]) == 0
-    expected = datasets.fashion_like(scale=0.5, seed=2)
+    assert main(["datasets", "fashion-like", "--seed", "2", "--scale-factor", "0.5"]) == 0
+    expected = datasets.fashion_like(scale_factor=0.5, seed=2)
     assert f"person–item pairs         {expected.n_pairs:,}" in capsys.readouterr().out
 
 
@@ -64,7 +64,7 @@ def test_datasets_output(tmp_path, capsys, suffix):
 
 
 def test_datasets_tpch_with_cache_dir(tpch_cache, capsys):
-    args = ["datasets", "tpch-ps-aq", "--scale", "0.01", "--cache-dir", str(tpch_cache)]
+    args = ["datasets", "tpch-ps-aq", "--scale-factor", "0.01", "--cache-dir", str(tpch_cache)]
     assert main(args) == 0
     g = datasets.tpch("PS.AQ", 0.01, cache_dir=tpch_cache)
     assert f"persons                   {g.n_persons:,}" in capsys.readouterr().out
@@ -75,9 +75,12 @@ def test_datasets_tpch_with_cache_dir(tpch_cache, capsys):
     [
         (["datasets", "nope"], "unknown data set 'nope'; choose one of reddit-like"),
         (["datasets", "fashion-like", "--seed", "-1"], "seed must be a non-negative integer"),
-        (["datasets", "fashion-like", "--scale", "0"], "scale must be a positive number"),
-        (["datasets", "southern-women", "--scale", "3"], "scale must be 1"),
-        (["datasets", "fashion-like", "--scale", "x"], "invalid float value: 'x'"),
+        (
+            ["datasets", "fashion-like", "--scale-factor", "0"],
+            "scale_factor must be a positive number",
+        ),
+        (["datasets", "southern-women", "--scale-factor", "3"], "scale_factor must be 1"),
+        (["datasets", "fashion-like", "--scale-factor", "x"], "invalid float value: 'x'"),
         (["datasets", "fashion-like", "--output", "pairs.xlsx"], "must end in .csv or .parquet"),
         (["datasets", "fashion-like", "--output", "/no/such/dir/p.csv"], "does not exist"),
         (["datasets", "--bogus"], "unrecognized arguments: --bogus"),
@@ -99,7 +102,7 @@ def test_data_errors_are_reported(tmp_path, capsys, monkeypatch):
     import dpcount.datasets._tpch as tpch_module
 
     monkeypatch.setattr(tpch_module.shutil, "which", lambda *a, **k: None)
-    args = ["datasets", "tpch-o-od", "--scale", "0.01", "--cache-dir", str(tmp_path)]
+    args = ["datasets", "tpch-o-od", "--scale-factor", "0.01", "--cache-dir", str(tmp_path)]
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.startswith("dpcount datasets: error: the TPC-H generator 'tpchgen-cli' was not")
@@ -109,7 +112,7 @@ def test_data_errors_are_reported(tmp_path, capsys, monkeypatch):
 def test_help_texts_have_examples(capsys):
     assert main(["datasets", "--help"]) == 0
     out = capsys.readouterr().out
-    assert "examples:" in out and "dpcount datasets reddit-like --scale 0.1" in out
+    assert "examples:" in out and "dpcount datasets reddit-like --scale-factor 0.1" in out
     assert main(["--help"]) == 0
     assert "COMMAND --help" in capsys.readouterr().out
     assert build_parser().prog == "dpcount"

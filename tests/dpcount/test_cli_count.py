@@ -84,17 +84,17 @@ def test_json_has_the_fields_and_matches_the_library(capsys):
     assert doc["source"] == {
         "kind": "dataset",
         "name": "fashion-like",
-        "scale": 1.0,
+        "scale_factor": 1.0,
         "data_seed": 0,
     }
     assert doc["seed"] == 11
 
 
 def test_options_reach_the_mechanism(capsys):
-    args = ["--dataset", "fashion-like", "--scale", "0.5", "--data-seed", "2", "--seed", "5"]
+    args = ["--dataset", "fashion-like", "--scale-factor", "0.5", "--data-seed", "2", "--seed", "5"]
     options = ["--epsilon", "2", "--beta", "0.1", "--ell-max", "10", "--counting", "greedy"]
     doc = run_json(capsys, *args, *options)
-    graph = datasets.load("fashion-like", scale=0.5, seed=2)
+    graph = datasets.load("fashion-like", scale_factor=0.5, seed=2)
     expected = dp_distinct_count(graph, 2.0, beta=0.1, ell_max=10, counting="greedy", rng=5)
     assert (doc["estimate"], doc["ell"]) == (expected.estimate, expected.ell)
     assert (doc["epsilon"], doc["beta"], doc["ell_max"], doc["counting"]) == (
@@ -103,7 +103,7 @@ def test_options_reach_the_mechanism(capsys):
         10,
         "greedy",
     )
-    assert doc["source"]["scale"] == 0.5 and doc["source"]["data_seed"] == 2
+    assert doc["source"]["scale_factor"] == 0.5 and doc["source"]["data_seed"] == 2
 
 
 @pytest.mark.parametrize("counting", COUNTINGS)
@@ -178,7 +178,7 @@ def test_drop_nulls_warns_in_one_line(tmp_path, capsys):
         (["--counting", "exact"], "argument --counting: invalid choice: 'exact'"),
         (["--person", "user"], "--person applies to a FILE or --sql"),
         (["--format", "csv"], "--format applies to a FILE or --sql"),
-        (["--scale", "0"], "argument --scale: scale must be a positive number"),
+        (["--scale-factor", "0"], "scale factor must be a positive number"),
     ],
 )
 def test_bad_options(capsys, extra, message):
@@ -192,7 +192,7 @@ def test_bad_options(capsys, extra, message):
         ([], "give exactly one data source: a FILE, --sql QUERY or --dataset NAME"),
         (["x.csv", "--dataset", "southern-women"], "(got FILE and --dataset)"),
         (["--sql", "SELECT 1", "--dataset", "southern-women"], "(got --sql and --dataset)"),
-        (["x.csv", "--scale", "2"], "--scale applies to --dataset only"),
+        (["x.csv", "--scale", "2"], "--scale-factor applies to --dataset only"),
         (["x.csv", "--data-seed", "2"], "--data-seed applies to --dataset only"),
         (["--sql", "SELECT 1 AS person, 2 AS item", "--format", "csv"], "--format applies"),
         (["--sql", "SELEC 1"], "SQL query: could not read the data"),

@@ -251,18 +251,18 @@ def test_fashion_like_curve_shape(seed):
 
 
 def test_reddit_like_small_scale():
-    g = reddit_like(scale=0.01)
+    g = reddit_like(scale_factor=0.01)
     assert g.n_persons == 2_234
     assert _within(float(np.median(g.degrees())), 18)
     assert g.degrees().max() == 1_724
     assert _within(g.n_pairs, 7_117_494 * 0.01)
-    assert reddit_like(scale=0.01, seed=0) == g
+    assert reddit_like(scale_factor=0.01, seed=0) == g
 
 
 @pytest.mark.parametrize("scale", [0, -1, float("inf"), "1"])
 def test_preset_scale_checked(scale):
     with pytest.raises(InvalidParameterError, match="scale"):
-        fashion_like(scale=scale)
+        fashion_like(scale_factor=scale)
 
 
 @pytest.mark.slow
