@@ -97,6 +97,12 @@ def dc_curve(
     InvalidParameterError
         ``ell_max`` is not an integer in [1, 2³¹ − 1] or ``method`` is unknown.
 
+    See Also
+    --------
+    dc_value : DC(D;ℓ) at one ℓ.
+    contributions : An optimal assignment at one ℓ.
+    mechanisms.dp_distinct_count : The private release built on the curve.
+
     Notes
     -----
     DC(D;ℓ) is Eq. 2 of Knop & Steinke: the most distinct items when each person contributes
@@ -128,6 +134,10 @@ def dc_value(graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: RNG
     """DC(D;ℓ) (or its approximation) for one ℓ.
 
     Parameters and methods as in :func:`dc_curve`.
+
+    See Also
+    --------
+    dc_curve : The whole curve in one call (cheaper than ℓ_max calls).
 
     Examples
     --------
@@ -164,6 +174,10 @@ def contributions(
     -------
     Contributions
         The item → person assignment with helpers (``value``, ``loads()``, ``to_dict()`` …).
+
+    See Also
+    --------
+    dc_value : The size of the assignment only.
 
     Examples
     --------

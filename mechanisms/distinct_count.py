@@ -327,6 +327,11 @@ def dp_distinct_count_from_curve(
     -------
     DistinctCountResult
 
+    See Also
+    --------
+    dp_distinct_count : Computes the curve and releases.
+    matching.dc_curve : The curve this function expects.
+
     Examples
     --------
     >>> r = dp_distinct_count_from_curve([40, 60, 65, 66], [4, 2, 3], 1.0, ell_max=4,
@@ -554,6 +559,13 @@ def dp_distinct_count(
         For ε not finite and > 0, β ∉ (0, ½), ℓ_max not a positive integer ≤ 2³¹ − 1, an
         unknown counting/selection/noise, a ``graph`` that is not a PersonItemGraph, or
         ℓ_max > :data:`DENSE_ELL_MAX` with ``"gem_permute_and_flip"`` or ``diagnostics=True``.
+
+    See Also
+    --------
+    dp_distinct_count_from_curve : The same release from a precomputed curve.
+    mechanisms.Session.dp_distinct_count : The same release charged to a budget.
+    matching.dc_curve : DC(D;ℓ) for ℓ = 1..ℓ_max (not private).
+    mechanisms.r2t, mechanisms.shifted_inverse : The baselines it is compared with.
 
     Notes
     -----

@@ -310,6 +310,11 @@ def gem(
     int
         The 0-based index î of the selected query.
 
+    See Also
+    --------
+    gem_probabilities : The exact output distribution (not private).
+    mechanisms.dp_distinct_count : Uses GEM to choose ℓ.
+
     Notes
     -----
     Raskhodnikova & Smith (2016); Knop & Steinke (2023), Algorithm 3 and Theorem 3.4.

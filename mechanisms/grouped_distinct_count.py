@@ -288,6 +288,11 @@ def grouped_distinct_count(
     DataError
         Rows that are not (person, group, item) triples, nulls or mixed label kinds.
 
+    See Also
+    --------
+    dpcount.read_triples : Reads person–group–item data.
+    mechanisms.dp_distinct_count : The same release for one global count.
+
     Notes
     -----
     Privacy: (ε, δ)-DP (δ = 0 with public keys) under adding or removing one person with all

@@ -333,6 +333,11 @@ def r2t(
     InvalidParameterError
         For ε ≤ 0, β ∉ (0, ½), GS < 1, base ≤ 1 or an unknown noise mode.
 
+    See Also
+    --------
+    mechanisms.dp_distinct_count : The matching-based lower bound.
+    mechanisms.shifted_inverse : The other baseline.
+
     Notes
     -----
     Privacy: ε-DP under add/remove-one-person neighbours.  DC(D;τ) has sensitivity τ, so each

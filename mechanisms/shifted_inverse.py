@@ -468,6 +468,11 @@ def shifted_inverse(
         For ε ≤ 0, β ∉ (0, ½), a bad grid, an unknown inverse, too many persons for
         ``inverse="exact"``, or a shift τ above :data:`MAX_TAU` (ε too small).
 
+    See Also
+    --------
+    mechanisms.dp_distinct_count : The matching-based lower bound.
+    mechanisms.r2t : The truncation baseline.
+
     Notes
     -----
     Privacy: ε-DP under add/remove-one-person neighbours — the exponential mechanism with a
