@@ -118,6 +118,16 @@ def test_absent_public_group_gives_bound_at_most_zero():
     assert list(t.to_pandas().columns) == ["group", "estimate", "ell", "scale"]
     assert "<table>" in t._repr_html_()
     assert '"nope"' in t.to_json()
+    assert t.secure and t.is_private  # public keys: exact discrete Laplace only
+
+
+def test_private_keys_make_the_release_insecure():
+    """The keys come from a set union with floating-point noise: secure=False, and it warns."""
+    from dpcount.errors import UnsafeNoiseWarning
+
+    with pytest.warns(UnsafeNoiseWarning):
+        t = grouped_distinct_count(_one_item_each(), 1.0, max_groups=1, delta=1e-6, rng=0)
+    assert not t.secure and t.is_private
 
 
 def test_each_group_runs_at_epsilon_over_k():
