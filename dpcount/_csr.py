@@ -24,7 +24,7 @@ import numpy as np
 from dpcount._jit import kernel
 from dpcount._memory import release_free_memory
 
-__all__ = ["csr_by_counting"]
+__all__ = ["csr_by_counting", "prepare"]
 
 _RELEASED = np.empty(0, dtype=np.int32)
 
@@ -52,15 +52,27 @@ def _sort_and_compact_rows(starts: np.ndarray, indices: np.ndarray) -> tuple[np.
     indptr[0] = 0
     written = 0  # rows are compacted to the front; written <= starts[p] always
     for p in range(n):
-        row = np.sort(indices[starts[p] : starts[p + 1]])  # a copy: safe to overwrite below
+        start, stop = starts[p], starts[p + 1]
+        indices[start:stop].sort()  # in place: no allocation per row
         previous = -1
-        for item in row:
+        for k in range(start, stop):  # writes at written <= k: never ahead of the reads
+            item = indices[k]
             if item != previous:
                 indices[written] = item
                 written += 1
                 previous = item
         indptr[p + 1] = written
     return indptr, written
+
+
+def prepare() -> None:
+    """Import numba and load (or compile) the kernels now, e.g. in a thread while rows are read.
+
+    Importing numba takes about half a second of interpreter time; a reader that knows it will
+    build a large CSR overlaps it with the scan, whose work runs in native threads.
+    """
+    for compiled_kernel in (_count_rows, _scatter, _sort_and_compact_rows):
+        _ = compiled_kernel.compiled
 
 
 def csr_by_counting(

@@ -28,8 +28,10 @@ Examples
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -172,8 +174,12 @@ def _dictionary_codes(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     import pyarrow.compute as pc
 
     pool = _memory_pool()
-    chunks = array.unify_dictionaries(memory_pool=pool).chunks
+    chunks = array.chunks
     dictionary = chunks[0].dictionary
+    # Batches of one Parquet row group share its dictionary: compare rather than hash then.
+    if not all(chunk.dictionary.equals(dictionary) for chunk in chunks[1:]):
+        chunks = array.unify_dictionaries(memory_pool=pool).chunks
+        dictionary = chunks[0].dictionary
     if dictionary.null_count:
         raise NeedsChecks("null id")
     codes = np.concatenate([chunk.indices.to_numpy() for chunk in chunks], dtype=np.int32)
@@ -183,6 +189,30 @@ def _dictionary_codes(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
         np.take(np.cumsum(used, dtype=np.int32) - 1, codes, out=codes)
         dictionary = pc.filter(dictionary, pa.array(used), memory_pool=pool)
     return codes, dictionary
+
+
+def _compiled_min_pairs() -> int:
+    from dpcount.graph import COMPILED_MIN_PAIRS
+
+    return COMPILED_MIN_PAIRS
+
+
+def _start_csr_warm_up() -> threading.Thread:
+    from dpcount._csr import prepare
+
+    thread = threading.Thread(target=prepare, name="dpcount-csr-warm-up", daemon=True)
+    thread.start()
+    return thread
+
+
+@contextmanager
+def _joining(threads: list[threading.Thread]) -> Iterator[None]:
+    """Wait for ``threads`` (appended to while the block runs) when it ends, however it ends."""
+    try:
+        yield
+    finally:
+        for thread in threads:
+            thread.join()
 
 
 def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> EncodedPairs:
@@ -197,7 +227,8 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
     persons, items = _Column(), _Column()
     counts: list[np.ndarray] = []
     total = 0
-    with ThreadPoolExecutor(max_workers=2) as pool:
+    warm_up: list[threading.Thread] = []
+    with ThreadPoolExecutor(max_workers=2) as pool, _joining(warm_up):
         for batch in _regroup(batches, _ROWS_PER_GROUP):
             p, i = pool.map(_encode_column, (batch.column(0), batch.column(1)))
             persons.add(p)
@@ -211,6 +242,9 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
                     raise NeedsChecks("negative count")
                 counts.append(values)
             total += batch.num_rows
+            if not with_counts and total >= _compiled_min_pairs() and not warm_up:
+                # The graph will be built by compiled kernels: import numba meanwhile.
+                warm_up.append(_start_csr_warm_up())
             if len(persons.codes) % 16 == 0:
                 release_free_memory()  # earlier groups' labels and Arrow buffers
         if not total:

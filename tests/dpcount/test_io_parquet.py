@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import dpcount._encode
 import dpcount._parquet
 import dpcount.io
 from dpcount import DataError
@@ -75,6 +76,9 @@ def test_counts_and_int32_ids_and_many_row_groups(tmp_path, monkeypatch):
     )
     path = tmp_path / "c.parquet"
     pq.write_table(table, path, row_group_size=700)
+    # Batches of 100 rows: seven share each row group's dictionary, groups span row groups.
+    monkeypatch.setattr(dpcount._parquet, "_BATCH_ROWS", 100)
+    monkeypatch.setattr(dpcount._encode, "_ROWS_PER_GROUP", 1000)
     by_arrow, by_duckdb, calls = _read_both(monkeypatch, path, person="u", item="w", count="c")
     assert calls == [True]
     assert _same(by_arrow, by_duckdb)
