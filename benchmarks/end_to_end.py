@@ -1,7 +1,8 @@
 """End to end: a file of person–item pairs to a private bound, against DuckDB's COUNT DISTINCT.
 
-For each generated file (Parquet and CSV; integer and string ids) one run measures, each in a
-fresh subprocess so that its peak RSS is its own:
+For each generated file (Parquet and CSV; integer and string ids; string-id Parquet written by
+DuckDB and by Arrow, which differ in which columns they dictionary-encode) one run measures,
+each in a fresh subprocess so that its peak RSS is its own:
 
 (a) DuckDB ``SELECT count(DISTINCT item), count(DISTINCT person) FROM file``;
 (b) ``dpcount.read_pairs`` + ``mechanisms.dp_distinct_count`` (ε = 1) in Python;
@@ -122,6 +123,13 @@ def generate(directory: Path, pairs: float, seed: int = 0) -> dict[str, Path]:
     strings = f"SELECT 'u' || person::VARCHAR AS person, 'w' || item::VARCHAR AS item FROM {source}"
     con.execute(f"COPY ({strings}) TO '{directory / 'str.parquet'}' (FORMAT parquet)")
     files["parquet, string ids"] = directory / "str.parquet"
+    # The same rows written by Arrow, which dictionary-encodes both string columns per row
+    # group (DuckDB's writer stores the item column plainly: too many distinct values).
+    reader = con.sql(strings).to_arrow_reader(1 << 20)
+    with pq.ParquetWriter(directory / "str_arrow.parquet", reader.schema) as writer:
+        for batch in reader:
+            writer.write_batch(batch)
+    files["parquet by Arrow, string ids"] = directory / "str_arrow.parquet"
     if n_chunks == 1:  # CSV at the sizes the table reports, not at a billion pairs
         con.execute(f"COPY (SELECT * FROM {source}) TO '{directory / 'int.csv'}' (HEADER)")
         con.execute(f"COPY ({strings}) TO '{directory / 'str.csv'}' (HEADER)")
