@@ -24,7 +24,7 @@ import numpy as np
 from dpcount._jit import kernel
 from dpcount._memory import release_free_memory
 
-__all__ = ["csr_by_counting", "prepare"]
+__all__ = ["csr_by_counting"]
 
 _RELEASED = np.empty(0, dtype=np.int32)
 
@@ -63,16 +63,6 @@ def _sort_and_compact_rows(starts: np.ndarray, indices: np.ndarray) -> tuple[np.
                 previous = item
         indptr[p + 1] = written
     return indptr, written
-
-
-def prepare() -> None:
-    """Import numba and load (or compile) the kernels now, e.g. in a thread while rows are read.
-
-    Importing numba takes about half a second of interpreter time; a reader that knows it will
-    build a large CSR overlaps it with the scan, whose work runs in native threads.
-    """
-    for compiled_kernel in (_count_rows, _scatter, _sort_and_compact_rows):
-        _ = compiled_kernel.compiled
 
 
 def csr_by_counting(

@@ -28,10 +28,8 @@ Examples
 from __future__ import annotations
 
 import itertools
-import threading
 from collections.abc import Iterable, Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -191,30 +189,6 @@ def _dictionary_codes(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     return codes, dictionary
 
 
-def _compiled_min_pairs() -> int:
-    from dpcount.graph import COMPILED_MIN_PAIRS
-
-    return COMPILED_MIN_PAIRS
-
-
-def _start_csr_warm_up() -> threading.Thread:
-    from dpcount._csr import prepare
-
-    thread = threading.Thread(target=prepare, name="dpcount-csr-warm-up", daemon=True)
-    thread.start()
-    return thread
-
-
-@contextmanager
-def _joining(threads: list[threading.Thread]) -> Iterator[None]:
-    """Wait for ``threads`` (appended to while the block runs) when it ends, however it ends."""
-    try:
-        yield
-    finally:
-        for thread in threads:
-            thread.join()
-
-
 def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> EncodedPairs:
     """Encode a stream of ``p``, ``i`` (, ``c``) batches into integer codes and sorted labels.
 
@@ -227,8 +201,7 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
     persons, items = _Column(), _Column()
     counts: list[np.ndarray] = []
     total = 0
-    warm_up: list[threading.Thread] = []
-    with ThreadPoolExecutor(max_workers=2) as pool, _joining(warm_up):
+    with ThreadPoolExecutor(max_workers=2) as pool:
         for batch in _regroup(batches, _ROWS_PER_GROUP):
             p, i = pool.map(_encode_column, (batch.column(0), batch.column(1)))
             persons.add(p)
@@ -242,9 +215,6 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
                     raise NeedsChecks("negative count")
                 counts.append(values)
             total += batch.num_rows
-            if not with_counts and total >= _compiled_min_pairs() and not warm_up:
-                # The graph will be built by compiled kernels: import numba meanwhile.
-                warm_up.append(_start_csr_warm_up())
             if len(persons.codes) % 16 == 0:
                 release_free_memory()  # earlier groups' labels and Arrow buffers
         if not total:

@@ -109,15 +109,26 @@ def _dictionary_columns(parquet: pq.ParquetFile, names: Sequence[str]) -> list[s
 
 
 def _scan(files: Sequence[str], columns: Mapping[str, str]) -> Iterator[pa.RecordBatch]:
+    """The batches; decoded with the C library's allocator as default pool while they stream.
+
+    Arrow's Parquet reader allocates from the default pool, which keeps freed blocks (about
+    70 MB more peak at 7M rows); the C allocator returns them (see dpcount._encode).  The
+    default is set back when the scan ends, fails or is abandoned.
+    """
     # pyarrow.parquet, not pyarrow.dataset: the latter imports pandas (~0.3 s).
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     ids = [column for alias, column in columns.items() if alias != "c"]
     names = list(columns)
-    for path in files:
-        with pq.ParquetFile(path) as plain:
-            dictionaries = _dictionary_columns(plain, ids)
-        with pq.ParquetFile(path, read_dictionary=dictionaries) as parquet:
-            for batch in parquet.iter_batches(_BATCH_ROWS, columns=list(columns.values())):
-                yield pa.RecordBatch.from_arrays(batch.columns, names=names)
+    previous = pa.default_memory_pool()
+    pa.set_memory_pool(pa.system_memory_pool())
+    try:
+        for path in files:
+            with pq.ParquetFile(path) as plain:
+                dictionaries = _dictionary_columns(plain, ids)
+            with pq.ParquetFile(path, read_dictionary=dictionaries) as parquet:
+                for batch in parquet.iter_batches(_BATCH_ROWS, columns=list(columns.values())):
+                    yield pa.RecordBatch.from_arrays(batch.columns, names=names)
+    finally:
+        pa.set_memory_pool(previous)
