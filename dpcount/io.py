@@ -3,7 +3,10 @@
 DuckDB does the relational work out of core – reading, checking ids, deduplicating pairs (when
 many repeat) and dictionary-encoding labels into integer codes that index the **sorted** distinct
 labels – and hands back NumPy arrays; no Python object is created per row.  The result is a
-:class:`~dpcount.graph.PersonItemGraph`.
+:class:`~dpcount.graph.PersonItemGraph`.  Local Parquet files whose id columns are strings or
+32/64-bit integers are read by Arrow's Parquet reader instead, with the dictionaries the file
+already stores, so rows are not hashed again (same graph, same errors: anything else goes
+through DuckDB).
 
 Rules shared by the readers:
 
