@@ -40,7 +40,8 @@ if TYPE_CHECKING:
 
 __all__ = ["parquet_batches"]
 
-#: Rows per batch of the scan (batches are regrouped for encoding, see dpcount._encode).
+#: Rows per batch of the scan: slices of a row group, sharing its dictionaries (batches are
+#: regrouped for encoding, see dpcount._encode).
 _BATCH_ROWS = 1 << 17
 
 #: Arrow types read here, by the DuckDB type the same column has on the DuckDB path.
@@ -128,7 +129,11 @@ def _scan(files: Sequence[str], columns: Mapping[str, str]) -> Iterator[pa.Recor
             with pq.ParquetFile(path) as plain:
                 dictionaries = _dictionary_columns(plain, ids)
             with pq.ParquetFile(path, read_dictionary=dictionaries) as parquet:
-                for batch in parquet.iter_batches(_BATCH_ROWS, columns=list(columns.values())):
-                    yield pa.RecordBatch.from_arrays(batch.columns, names=names)
+                # Row group by row group: iter_batches keeps far more of the file in memory
+                # (~400 MB more at 71M rows, measured).
+                for k in range(parquet.metadata.num_row_groups):
+                    table = parquet.read_row_group(k, columns=list(columns.values()))
+                    for batch in table.to_batches(max_chunksize=_BATCH_ROWS):
+                        yield pa.RecordBatch.from_arrays(batch.columns, names=names)
     finally:
         pa.set_memory_pool(previous)
