@@ -20,8 +20,8 @@ Examples
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from dpcount._jit import kernel
 from dpcount._memory import release_free_memory
 
 __all__ = ["csr_by_counting"]
@@ -29,13 +29,13 @@ __all__ = ["csr_by_counting"]
 _RELEASED = np.empty(0, dtype=np.int32)
 
 
-@njit(cache=True, nogil=True)
+@kernel("(ro(int32[::1]), int64[::1])")
 def _count_rows(person_codes: np.ndarray, starts: np.ndarray) -> None:
     for p in person_codes:
         starts[p + 1] += 1
 
 
-@njit(cache=True, nogil=True)
+@kernel("(ro(int32[::1]), ro(int32[::1]), int64[::1], int32[::1])")
 def _scatter(
     person_codes: np.ndarray, item_codes: np.ndarray, cursor: np.ndarray, indices: np.ndarray
 ) -> None:
@@ -45,16 +45,18 @@ def _scatter(
         cursor[p] += 1
 
 
-@njit(cache=True, nogil=True)
+@kernel("(ro(int64[::1]), int32[::1])")
 def _sort_and_compact_rows(starts: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray, int]:
     n = starts.size - 1
     indptr = np.empty(n + 1, dtype=np.int64)
     indptr[0] = 0
     written = 0  # rows are compacted to the front; written <= starts[p] always
     for p in range(n):
-        row = np.sort(indices[starts[p] : starts[p + 1]])  # a copy: safe to overwrite below
+        start, stop = starts[p], starts[p + 1]
+        indices[start:stop].sort()  # in place: no allocation per row
         previous = -1
-        for item in row:
+        for k in range(start, stop):  # writes at written <= k: never ahead of the reads
+            item = indices[k]
             if item != previous:
                 indices[written] = item
                 written += 1
@@ -68,12 +70,15 @@ def csr_by_counting(
 ) -> tuple[np.ndarray, np.ndarray]:
     """``indptr`` (int64) and sorted, deduplicated ``indices`` (int32) of the pairs.
 
-    ``person_codes[k]`` and ``item_codes[k]`` are one group of pairs (``int32`` arrays of equal
-    length); person codes lie in ``[0, n)``.  The arrays are not modified, but each group is
-    dropped from the two lists once scattered, so that memory is released group by group when
-    the caller holds no other reference: the peak stays near the codes' own size, as the
-    output fills while the input empties.
+    ``person_codes[k]`` and ``item_codes[k]`` are one group of pairs (integer arrays of equal
+    length, converted to contiguous ``int32`` if they are not); person codes lie in
+    ``[0, n)``.  The arrays are not modified, but each group is dropped from the two lists
+    once scattered, so that memory is released group by group when the caller holds no other
+    reference: the peak stays near the codes' own size, as the output fills while the input
+    empties.
     """
+    for groups in (person_codes, item_codes):  # the kernels' declared types (no copy if so)
+        groups[:] = [np.ascontiguousarray(g, dtype=np.int32) for g in groups]
     starts = np.zeros(n + 1, dtype=np.int64)
     for persons in person_codes:
         _count_rows(persons, starts)

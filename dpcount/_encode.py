@@ -142,18 +142,51 @@ def _encode_column(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     """Codes and one dictionary for all chunks of ``array``.
 
     Arrow encodes the chunks with one shared hash table, so each chunk's dictionary is a prefix
-    of the last one and every chunk's indices are valid for it.
+    of the last one and every chunk's indices are valid for it.  A column that is already
+    dictionary-encoded (Parquet's own dictionaries, read as such) is not hashed row by row:
+    only its chunks' dictionaries are unified (:func:`_dictionary_codes`).
     """
+    import pyarrow as pa
     import pyarrow.compute as pc
 
     if array.null_count:
         raise NeedsChecks("null id")
+    if pa.types.is_dictionary(array.type):
+        return _dictionary_codes(array)
     encoded = pc.dictionary_encode(array, memory_pool=_memory_pool())
     chunks = encoded.chunks
     # A writable NumPy copy: the codes are mapped to global ranks in place later, and Arrow's
     # buffers go back to its pool now.
     codes = np.concatenate([chunk.indices.to_numpy() for chunk in chunks])
     return codes, chunks[-1].dictionary
+
+
+def _dictionary_codes(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    """Codes and dictionary of a dictionary-typed column without nulls among its indices.
+
+    The chunks' dictionaries are unified (hashing only their values, not the rows).  A
+    dictionary may hold values no row uses (a writer may keep them); those are removed, so that
+    every label is some row's, as when the rows are hashed.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    pool = _memory_pool()
+    chunks = array.chunks
+    dictionary = chunks[0].dictionary
+    # Batches of one Parquet row group share its dictionary: compare rather than hash then.
+    if not all(chunk.dictionary.equals(dictionary) for chunk in chunks[1:]):
+        chunks = array.unify_dictionaries(memory_pool=pool).chunks
+        dictionary = chunks[0].dictionary
+    if dictionary.null_count:
+        raise NeedsChecks("null id")
+    codes = np.concatenate([chunk.indices.to_numpy() for chunk in chunks], dtype=np.int32)
+    used = np.zeros(len(dictionary), dtype=bool)
+    used[codes] = True
+    if not used.all():
+        np.take(np.cumsum(used, dtype=np.int32) - 1, codes, out=codes)
+        dictionary = pc.filter(dictionary, pa.array(used), memory_pool=pool)
+    return codes, dictionary
 
 
 def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> EncodedPairs:

@@ -14,6 +14,7 @@ def test_smoke_run_writes_every_file_kind(tmp_path):
     assert [row.split("|")[2].strip() for row in rows] == [
         "parquet, int ids",
         "parquet, string ids",
+        "parquet by Arrow, string ids",
         "csv, int ids",
         "csv, string ids",
     ]
@@ -37,3 +38,4 @@ def test_chunked_generation_reads_as_one_glob(tmp_path):
     by_int = read_pairs(str(files["parquet, int ids"]))
     by_str = read_pairs(files["parquet, string ids"])
     assert by_int.n_pairs == by_str.n_pairs and by_int.n_persons == by_str.n_persons
+    assert read_pairs(files["parquet by Arrow, string ids"]) == by_str

@@ -1,7 +1,8 @@
 """The compiled kernels run as plain Python, where every array access is bounds-checked.
 
 Every kernel of ``matching`` and ``mechanisms`` (incremental, greedy, sampling, GEM's envelope,
-the set-union capping and policies) runs here; the script fails if a kernel was not reached.
+the set-union capping and policies) and the reader's CSR construction (``dpcount._csr``) runs
+here; the script fails if a kernel was not reached.
 
 Numba does not check bounds, so an indexing slip corrupts memory silently (an early version of
 the incremental kernel over-filled its visit list that way).  Running the same kernels with
@@ -89,11 +90,24 @@ SCRIPT = textwrap.dedent(
         for g, label in enumerate(grouped.group_labels):
             assert curves[g].tolist() == dc_curve(grouped.group(label), 6, method).tolist()
     assert grouped_curves(grouped, 6, "sampling", rng=3).shape == (grouped.n_groups, 6)
+    # The reader's CSR by counting sort (compiled only from ~2M pairs on in real use).
+    from dpcount._csr import csr_by_counting
+    persons = rng.integers(0, 50, 600)
+    items = rng.integers(0, 40, 600)
+    indptr, indices = csr_by_counting(
+        [persons[:250].astype(np.int32), persons[250:].astype(np.int32)],
+        [items[:250].astype(np.int32), items[250:].astype(np.int32)],
+        60,
+    )
+    keys = np.unique(persons * 40 + items)
+    assert indptr.tolist() == np.searchsorted(keys // 40, np.arange(61)).tolist()
+    assert indices.tolist() == (keys % 40).tolist()
     print("checked", checked)
 
-    # Every kernel of both packages must have run above (compiled or interpreted form).
+    # Every kernel of both packages, the keyed pair hash and the reader's CSR must have run above
+    # (in either form).
     unused = []
-    names = ["dpcount._hashing"]  # the keyed pair hash the sampling baseline runs on
+    names = ["dpcount._hashing", "dpcount._csr"]
     for package in (matching, mechanisms):
         names += [i.name for i in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
     for module_name in names:

@@ -1,0 +1,154 @@
+"""Parquet read by Arrow with the files' dictionaries gives what DuckDB's reader gives.
+
+The identical-graph property over generated data is in test_io_sources.py (both readers); here
+are the cases that decide between the two readers or that only Arrow's reader meets:
+dictionaries holding values no row uses, counts, 32-bit ids, schemas that differ between files,
+types left to DuckDB, and rows that need DuckDB's checks.
+"""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import dpcount._encode
+import dpcount._parquet
+import dpcount.io
+from dpcount import DataError
+from dpcount.io import DroppedRowsWarning, read_pairs
+
+
+def _read_both(monkeypatch: pytest.MonkeyPatch, *args, **kwargs):
+    """The graph read by Arrow's reader (asserted to be used) and by DuckDB's."""
+    calls = []
+
+    def traced(self, columns, types, with_counts):
+        result = original(self, columns, types, with_counts)
+        calls.append(result is not None)
+        return result
+
+    original = dpcount.io._Session.encode_parquet
+    with monkeypatch.context() as m:
+        m.setattr(dpcount.io._Session, "encode_parquet", traced)
+        by_arrow = read_pairs(*args, **kwargs)
+        m.setattr(dpcount.io._Session, "encode_parquet", lambda *a: None)
+        by_duckdb = read_pairs(*args, **kwargs)
+    return by_arrow, by_duckdb, calls
+
+
+def _same(a, b) -> bool:
+    return (
+        a == b
+        and a.person_labels.dtype == b.person_labels.dtype
+        and a.item_labels.dtype == b.item_labels.dtype
+        and (a.counts is None) == (b.counts is None)
+    )
+
+
+def test_unused_dictionary_values_are_not_labels(tmp_path, monkeypatch):
+    # A dictionary array written as is keeps its unused values in the file's dictionary page.
+    persons = pa.DictionaryArray.from_arrays(pa.array([2, 0, 2], pa.int32()), ["a", "zz", "b"])
+    items = pa.DictionaryArray.from_arrays(pa.array([1, 1, 3], pa.int32()), ["q", "x", "r", "y"])
+    path = tmp_path / "d.parquet"
+    pq.write_table(pa.table({"person": persons, "item": items}), path)
+    by_arrow, by_duckdb, calls = _read_both(monkeypatch, path)
+    assert calls == [True]
+    assert _same(by_arrow, by_duckdb)
+    assert by_arrow.person_labels.tolist() == ["a", "b"]
+    assert by_arrow.item_labels.tolist() == ["x", "y"]
+    assert by_arrow.indices.tolist() == [0, 0, 1]
+
+
+def test_counts_and_int32_ids_and_many_row_groups(tmp_path, monkeypatch):
+    rng = np.random.default_rng(5)
+    n = 5000
+    table = pa.table(
+        {
+            "u": pa.array(rng.integers(-50, 50, n), pa.int32()),
+            "w": pa.array([f"w{k}" for k in rng.integers(0, 300, n)]),
+            "c": pa.array(rng.integers(0, 3, n), pa.int16()),
+        }
+    )
+    path = tmp_path / "c.parquet"
+    pq.write_table(table, path, row_group_size=700)
+    # Batches of 100 rows: seven share each row group's dictionary, groups span row groups.
+    monkeypatch.setattr(dpcount._parquet, "_BATCH_ROWS", 100)
+    monkeypatch.setattr(dpcount._encode, "_ROWS_PER_GROUP", 1000)
+    by_arrow, by_duckdb, calls = _read_both(monkeypatch, path, person="u", item="w", count="c")
+    assert calls == [True]
+    assert _same(by_arrow, by_duckdb)
+    assert by_arrow.person_labels.dtype == np.int32
+    # The counts are the sums per pair; pairs summing to 0 are gone.
+    frame = table.to_pandas().groupby(["u", "w"])["c"].sum()
+    frame = frame[frame > 0]
+    assert by_arrow.n_pairs == frame.size and int(by_arrow.counts.sum()) == int(frame.sum())
+
+
+def test_files_with_different_schemas_go_to_duckdb(tmp_path, monkeypatch):
+    pq.write_table(pa.table({"person": ["a", "b"], "item": [1, 2]}), tmp_path / "1.parquet")
+    pq.write_table(
+        pa.table({"person": ["c"], "item": pa.array([3], pa.int32())}), tmp_path / "2.parquet"
+    )
+    by_arrow, by_duckdb, calls = _read_both(monkeypatch, str(tmp_path / "*.parquet"))
+    assert calls == [False]
+    assert _same(by_arrow, by_duckdb) and by_arrow.n_pairs == 3
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        pa.array([1.5, 2.5, 1.5]),
+        pa.array([b"x", b"y", b"x"]),
+        pa.array([1, 2, 1], pa.uint64()),
+        pa.array(np.array(["2020-01-01"] * 3, "datetime64[D]")),
+    ],
+    ids=str,
+)
+def test_other_id_types_go_to_duckdb(tmp_path, monkeypatch, column):
+    pq.write_table(pa.table({"person": ["a", "b", "b"], "item": column}), tmp_path / "t.parquet")
+    if pa.types.is_binary(column.type):
+        with pytest.raises(DataError, match="BLOB"):
+            read_pairs(tmp_path / "t.parquet")
+        return
+    by_arrow, by_duckdb, calls = _read_both(monkeypatch, tmp_path / "t.parquet")
+    assert calls == [False]
+    assert _same(by_arrow, by_duckdb)
+
+
+@pytest.mark.parametrize("bad", [None, ""], ids=["null", "empty"])
+def test_rows_needing_checks_are_reported_by_duckdb(tmp_path, monkeypatch, bad):
+    path = tmp_path / "t.parquet"
+    pq.write_table(pa.table({"person": ["a", bad, "b"], "item": ["x", "y", "y"]}), path)
+    with pytest.raises(DataError, match=r"1 of 3 rows \(not private\) have a null, empty"):
+        read_pairs(path)
+    with pytest.warns(DroppedRowsWarning, match="dropped 1 of 3"):
+        graph = read_pairs(path, drop_nulls=True)
+    assert graph.person_labels.tolist() == ["a", "b"] and graph.n_pairs == 2
+
+
+def test_a_file_arrow_cannot_read_is_reported_by_duckdb(tmp_path):
+    path = tmp_path / "t.parquet"
+    path.write_bytes(b"PAR1 not really parquet")
+    with pytest.raises(DataError, match=r"t\.parquet"):
+        read_pairs(path)
+
+
+def test_arrow_batches_are_only_offered_for_matching_types(tmp_path):
+    path = str(tmp_path / "t.parquet")
+    pq.write_table(pa.table({"u": ["a"], "w": pa.array([1], pa.int32())}), path)
+    columns = {"p": "u", "i": "w"}
+    assert dpcount._parquet.parquet_batches([path], columns, {"u": "VARCHAR", "w": "INTEGER"})
+    # DuckDB seeing another type (e.g. a cast in a view) or a URL: not Arrow's business.
+    assert (
+        dpcount._parquet.parquet_batches([path], columns, {"u": "VARCHAR", "w": "BIGINT"}) is None
+    )
+    assert dpcount._parquet.parquet_batches(["s3://b/t.parquet"], columns, {}) is None
+    assert dpcount._parquet.parquet_batches([path], {"p": "u", "i": "u"}, {"u": "VARCHAR"}) is None
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert read_pairs(Path(path), person="u", item="w").n_pairs == 1
