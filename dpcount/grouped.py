@@ -39,7 +39,14 @@ import numpy.typing as npt
 
 from dpcount._jit import SMALL_PAIRS, kernel
 from dpcount.errors import DataError, InvalidParameterError
-from dpcount.graph import PersonItemGraph, _as_label_array, _contains, _encode, _readonly
+from dpcount.graph import (
+    PersonItemGraph,
+    _as_label_array,
+    _check_sorted_unique,
+    _contains,
+    _encode,
+    _readonly,
+)
 
 if TYPE_CHECKING:
     import pandas
@@ -483,13 +490,7 @@ def _check(
                     f"{'group' if what == 'person' else 'row'}"
                 )
     for what, labels in (("person", persons), ("group", groups), ("item", items)):
-        if labels.size > 1:
-            try:
-                ordered = bool(np.all(labels[1:] > labels[:-1]))
-            except TypeError as exc:
-                raise DataError(f"{what} labels are not mutually orderable: {exc}") from exc
-            if not ordered:
-                raise DataError(f"{what} labels must be sorted and unique")
+        _check_sorted_unique(labels, what)
 
 
 def _offsets(ids: np.ndarray, size: int) -> np.ndarray:
