@@ -339,17 +339,23 @@ def load_graph(source: Source, *, show: bool) -> PersonItemGraph:
     from dpcount.io import read_pairs
 
     with progress(f"reading {source.describe()}", enabled=show):
-        return read_pairs(
-            source.value if source.kind == "file" else None,
-            person=source.person,
-            item=source.item,
-            sql=source.value if source.kind == "sql" else None,
-            format=source.format,
-            drop_nulls=source.drop_nulls,
-            header=source.header,
-            delimiter=source.delimiter,
-            encoding=source.encoding,
-        )
+        return read_pairs(**read_options(source))
+
+
+def read_options(source: Source) -> dict[str, Any]:
+    """The reader's keyword arguments for a FILE or --sql ``source`` (``read_pairs`` and
+    ``read_triples`` take the same ones)."""
+    return {
+        "source": source.value if source.kind == "file" else None,
+        "person": source.person,
+        "item": source.item,
+        "sql": source.value if source.kind == "sql" else None,
+        "format": source.format,
+        "drop_nulls": source.drop_nulls,
+        "header": source.header,
+        "delimiter": source.delimiter,
+        "encoding": source.encoding,
+    }
 
 
 def show_progress(args: argparse.Namespace) -> bool:

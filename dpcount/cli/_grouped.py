@@ -26,6 +26,7 @@ from ._common import (
     json_text,
     loss_json,
     positive_int_type,
+    read_options,
     show_progress,
     source_from_args,
 )
@@ -150,18 +151,7 @@ def _load(source: Source, group: str, show: bool) -> GroupedGraph:
     from dpcount.triples import read_triples
 
     with progress(f"reading {source.describe()}", enabled=show):
-        return read_triples(
-            source.value if source.kind == "file" else None,
-            person=source.person,
-            group=group,
-            item=source.item,
-            sql=source.value if source.kind == "sql" else None,
-            format=source.format,
-            drop_nulls=source.drop_nulls,
-            header=source.header,
-            delimiter=source.delimiter,
-            encoding=source.encoding,
-        )
+        return read_triples(**read_options(source), group=group)
 
 
 def _read_keys(path: str) -> list[str]:
