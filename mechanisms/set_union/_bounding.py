@@ -168,9 +168,12 @@ def sample_contributions(
 ) -> CappedSets:
     """Δ0 sampling of ``sets`` (persons and items of ``graph``) as ``sampling`` names it.
 
-    ``"uniform"``: :func:`cap_contributions`; ``"keyed"``: :func:`cap_contributions_keyed`
-    with a 64-bit key drawn from ``rng``, the key :mod:`dpcount.spark` draws from the same
-    stream, so the same seed keeps the same subsets on both engines.
+    ``"uniform"``: :func:`cap_contributions`, a uniformly random subset (Gopi Alg. 2);
+    ``"keyed"``: :func:`cap_contributions_keyed`, the Δ0 items of smallest keyed hash of the
+    (person, item) labels, with a 64-bit key drawn from ``rng`` — the key :mod:`dpcount.spark`
+    draws from the same stream, so the same seed keeps the same subsets on both engines.  Each
+    person's subset depends on their own items and the secret randomness only, so the privacy
+    guarantee is the same either way.
 
     Examples
     --------

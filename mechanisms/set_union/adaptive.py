@@ -159,10 +159,8 @@ def max_adaptive_degree(
     rng
         Randomness; child streams for the sampling and the noise.
     sampling
-        How a person with more than Δ0 items keeps Δ0 of them: ``"uniform"`` (a uniformly
-        random subset, Gopi Alg. 2) or ``"keyed"`` (the Δ0 of smallest keyed hash of the
-        (person, item) labels under a secret key from ``rng``: what :mod:`dpcount.spark`
-        computes, so the same seed keeps the same subsets there).  Same guarantee either way.
+        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
+        (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
     return_weights
         Also return the pre-noise weights (**not private**, for research).
 

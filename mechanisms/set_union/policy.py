@@ -233,10 +233,8 @@ def policy_laplace(
     rng
         Randomness; child streams for the secret user order, the sampling and the noise.
     sampling
-        How a person with more than Δ0 items keeps Δ0 of them: ``"uniform"`` (a uniformly
-        random subset, Gopi Alg. 2) or ``"keyed"`` (the Δ0 of smallest keyed hash of the
-        (person, item) labels under a secret key from ``rng``: what :mod:`dpcount.spark`
-        computes, so the same seed keeps the same subsets there).  Same guarantee either way.
+        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
+        (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
     return_weights
         Also return the pre-noise histogram (**not private**, for research).
 
@@ -318,10 +316,8 @@ def policy_gaussian(
     rng
         Randomness; child streams for the secret user order, the sampling and the noise.
     sampling
-        How a person with more than Δ0 items keeps Δ0 of them: ``"uniform"`` (a uniformly
-        random subset, Gopi Alg. 2) or ``"keyed"`` (the Δ0 of smallest keyed hash of the
-        (person, item) labels under a secret key from ``rng``: what :mod:`dpcount.spark`
-        computes, so the same seed keeps the same subsets there).  Same guarantee either way.
+        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
+        (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
     return_weights
         Also return the pre-noise histogram (**not private**, for research).
 
