@@ -401,7 +401,7 @@ class GroupedGraph:
     def keep_groups(self, max_groups: int, key: int) -> GroupedGraph:
         """Every person keeps only its ``max_groups`` groups of smallest keyed hash.
 
-        The hash of a (person, group) row is SplitMix64 of the secret ``key`` and the two labels
+        The hash of a (person, group) row is XXH64 of the secret ``key`` and the two labels
         (:func:`dpcount._hashing.keyed_pair_ranks`), so which groups a person keeps depends on
         that person's own groups and the key only – never on another person.
 

@@ -12,9 +12,9 @@ The random order of a person comes from a stream keyed by that person alone: a 6
 drawn once from ``rng``, and the person's items are sorted by a keyed hash of (key, person
 label, item label).  Adding or removing one person therefore leaves every other person's sample
 unchanged, so the sampling count moves by at most ℓ on neighbouring data for every ℓ — the same
-sensitivity as the exact and greedy counts.  The hash is SplitMix64's finalizer (Steele, Lea &
-Flood 2014): statistically uniform, not cryptographic, which suffices for a baseline whose
-privacy rests on the sensitivity bound, not on secrecy of the key.
+sensitivity as the exact and greedy counts.  The hash is XXH64 (as Spark's ``xxhash64``, so
+``dpcount.spark`` draws the same samples): statistically uniform, not cryptographic, which
+suffices for a baseline whose privacy rests on the sensitivity bound, not on secrecy of the key.
 
 Examples
 --------

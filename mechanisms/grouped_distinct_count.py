@@ -3,7 +3,7 @@
 The release runs in three steps (docs/grouped.md has the derivations):
 
 1. **Contribution bounding across groups.**  Every person keeps at most ``max_groups`` (k) of
-   their groups: the k whose keyed SplitMix64 hash of (secret key, person label, group label)
+   their groups: the k whose keyed XXH64 hash of (secret key, person label, group label)
    is smallest (:meth:`dpcount.grouped.GroupedGraph.keep_groups`).  The choice reads only that
    person's own groups and the key, never another person, so the bounded data of neighbours are
    neighbours.

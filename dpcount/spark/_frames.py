@@ -1,4 +1,4 @@
-"""Spark building blocks shared by the distributed releases: ranked pairs and driver collects.
+"""Spark building blocks shared by the distributed releases: ranked items and driver collects.
 
 Every row that reaches the driver goes through :func:`collect`, so tests can audit how much
 the driver receives (O(items) or O(ℓ_max), never per pair).
@@ -8,9 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from dpcount.spark.hashing import flip, pair_hash
+from dpcount.spark.hashing import label_key_column, pair_hash
 
-__all__ = ["as_numpy", "collect", "explode_ranks", "ranked_pairs"]
+__all__ = ["as_numpy", "capped_pairs", "collect", "explode_ranks", "person_items"]
 
 
 def collect(df: Any) -> Any:
@@ -18,34 +18,43 @@ def collect(df: Any) -> Any:
     return df.toArrow()
 
 
-def ranked_pairs(pairs: Any, key: int, limit: int | None = None, *, grouped: bool = False) -> Any:
-    """Per distinct pair ``(p, i)``: ``r``, its 0-based rank in its person's items by the keyed
-    pair hash, and ``deg``, the person's number of distinct items; only ranks < ``limit``.
+def person_items(pairs: Any, key: int, *, sort_above: int = 0) -> Any:
+    """Per person ``p``: ``s``, their distinct items in the order of the keyed pair hash.
 
-    One shuffle by person: each person's distinct (hash, item) structs are collected, sorted
-    and exploded with their positions, so duplicate input pairs need no separate pass.  Ties of
-    the hash (probability ~2⁻⁶⁴) break by item label, as the local kernel breaks them by id.
-    With ``grouped=True`` returns the per-person frame ``(p, s)`` for :func:`explode_ranks`.
+    One shuffle by person: each person's distinct (label key, item) structs are collected, and
+    sorted by the hash (ties of the hash, probability ~2⁻⁶⁴, by item label, as the local
+    kernel breaks them by id).  Persons with at most ``sort_above`` items are left unsorted:
+    when only the first ``sort_above`` items matter (Δ0 capping keeps them all), the order is
+    never used and sorting them is wasted work.
     """
-    import pandas as pd
     from pyspark.sql import functions as F
 
-    @F.pandas_udf("long")  # type: ignore[call-overload]
-    def hashed(p: pd.Series, i: pd.Series) -> pd.Series:
-        return pd.Series(flip(pair_hash(p.to_numpy(), i.to_numpy(), key)))
-
-    items = F.array_sort(F.collect_set(F.struct(hashed("p", "i").alias("h"), F.col("i"))))
-    per_person = pairs.groupBy("p").agg(items.alias("s"))
-    return per_person if grouped else explode_ranks(per_person, limit)
+    keyed = F.struct(label_key_column(pairs, "i").alias("k"), F.col("i"))
+    per_person = pairs.groupBy("p").agg(F.collect_set(keyed).alias("s"))
+    per_person = per_person.withColumn("pk", label_key_column(per_person, "p"))
+    hashed = F.transform(
+        "s", lambda x: F.struct(pair_hash(key, F.col("pk"), x["k"]).alias("h"), x["i"])
+    )
+    in_order = F.transform(F.array_sort(hashed), lambda x: x["i"])
+    if sort_above:
+        unsorted = F.transform("s", lambda x: x["i"])
+        in_order = F.when(F.size("s") > sort_above, in_order).otherwise(unsorted)
+    return per_person.select("p", in_order.alias("s"))
 
 
 def explode_ranks(per_person: Any, limit: int | None = None) -> Any:
-    """``(p, i, r, deg)`` rows from each person's sorted distinct items ``s`` (ranks < limit)."""
+    """``(p, i, r, deg)`` rows from a :func:`person_items` frame: ``r`` is the item's position
+    in ``s`` and ``deg`` the person's number of distinct items; only positions < ``limit``."""
     from pyspark.sql import functions as F
 
     kept = F.col("s") if limit is None else F.slice("s", 1, limit)
-    exploded = per_person.select("p", F.size("s").alias("deg"), F.posexplode(kept).alias("r", "x"))
-    return exploded.select("p", F.col("x.i").alias("i"), "r", "deg")
+    return per_person.select("p", F.size("s").alias("deg"), F.posexplode(kept).alias("r", "i"))
+
+
+def capped_pairs(pairs: Any, key: int, limit: int) -> Any:
+    """``(p, i, r, deg)`` for the ``limit`` items of smallest keyed hash of each person (Δ0
+    capping); ``r`` is a rank only for persons with more than ``limit`` items."""
+    return explode_ranks(person_items(pairs, key, sort_above=limit), limit)
 
 
 def as_numpy(table: Any, column: str) -> np.ndarray:

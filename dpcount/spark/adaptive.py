@@ -8,7 +8,7 @@ reaches the driver.
 
 from typing import Any
 
-from dpcount.spark._frames import ranked_pairs
+from dpcount.spark._frames import capped_pairs
 from mechanisms.set_union.adaptive import reroute_fraction
 
 __all__ = ["mad_weights_frame"]
@@ -20,7 +20,7 @@ def mad_weights_frame(pairs: Any, max_items: int, key: int, d_max: int, tau: flo
 
     d = F.least(F.col("deg"), F.lit(max_items)).cast("double")  # |S_u| after capping
     capped = (
-        ranked_pairs(pairs, key, limit=max_items)
+        capped_pairs(pairs, key, max_items)
         .withColumn("inv", F.lit(1.0) / d)
         .withColumn("root", F.lit(1.0) / F.sqrt(d))
         .withColumn("adaptive", d <= F.lit(float(d_max)))

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from dpcount._rng import RNGLike, draw_key, spawn
-from dpcount.spark._frames import as_numpy, collect, explode_ranks, ranked_pairs
+from dpcount.spark._frames import as_numpy, collect, explode_ranks, person_items
 from dpcount.spark.ingest import DRIVER_PAIR_LIMIT, prepare_pairs, read_pairs
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms.distinct_count import (
@@ -50,11 +50,11 @@ def sampling_curve(pairs: Any, ell_max: int, key: int, *, per_person: Any = None
     Equals :func:`matching.sampling.sampling_curve` on the same data with the same key: an
     item with smallest rank b over its holders is counted for every ℓ > b (Knop & Steinke
     2023, §4.2), so the curve is the cumulative histogram of b.  ``per_person`` reuses a
-    ``ranked_pairs(..., grouped=True)`` frame of the same key.
+    :func:`~dpcount.spark._frames.person_items` frame of the same key.
     """
     from pyspark.sql import functions as F
 
-    grouped = ranked_pairs(pairs, key, grouped=True) if per_person is None else per_person
+    grouped = person_items(pairs, key) if per_person is None else per_person
     best = explode_ranks(grouped, ell_max).groupBy("i").agg(F.min("r").alias("b"))
     hist = collect(best.groupBy("b").count())
     counts = np.zeros(ell_max, dtype=np.int64)
@@ -115,7 +115,7 @@ def distinct_count(
     selection_rng, noise_rng, curve_rng = spawn(rng, 3)
     key = draw_key(curve_rng)
     pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
-    per_person = ranked_pairs(pairs, int(key), grouped=True).cache()
+    per_person = person_items(pairs, int(key)).cache()
     try:
         degrees = _degrees(per_person)
         length = curve_length(degrees, ell_max, selection)

@@ -2,14 +2,12 @@
 
 Two functions of labels only (never of codes, which depend on the rest of the data):
 
-* the **pair hash** ``mix(mix(key(person) ^ k) ^ key(item))`` of
-  :func:`dpcount._hashing.keyed_pair_ranks` (SplitMix64's finaliser, Steele, Lea & Flood
-  2014, over :func:`dpcount._hashing.label_keys`).  Each person ranks its items by it: the
-  nested per-person samples of the sampling curve (Knop & Steinke 2023, §4.2) and the Δ0
-  sampling of set union (Gopi et al. 2020, Algorithm 2, "for distributed runs").  Executors run
-  the very same NumPy code inside Arrow (pandas) UDFs, so ranks equal the local ones bit for
-  bit.  Spark has no unsigned 64-bit type: the hash is stored as ``h XOR 2⁶³`` reinterpreted as
-  a signed long, whose signed order is the unsigned order of ``h``.
+* the **pair hash** of :mod:`dpcount._hashing` — XXH64 chained over the key and the two label
+  keys, which is Spark's own ``xxhash64(key, xxhash64(person), xxhash64(item))`` — evaluated
+  in the JVM (:func:`pair_hash`).  Each person ranks its items by it, read as a signed
+  long: the nested per-person samples of the sampling curve (Knop & Steinke 2023, §4.2) and the
+  Δ0 sampling of set union (Gopi et al. 2020, Algorithm 2, "for distributed runs").  Ranks
+  equal the local ones bit for bit.
 * the **item noise**: keyed BLAKE2b (a PRF) of the item's label key under a secret 256-bit
   per-release key gives two 53-bit uniforms per item; Laplace by inverse CDF, Gaussian by
   Box–Muller.  Noise is thus a counter-based stream keyed by item: independent across items,
@@ -35,50 +33,56 @@ from typing import Any
 
 import numpy as np
 
-from dpcount._hashing import _mix, label_keys
+from dpcount._hashing import label_keys
 from dpcount._rng import RNGLike, spawn
 
-__all__ = ["flip", "item_noise", "pair_hash", "release_key", "unflip"]
-
-_SIGN = np.uint64(1 << 63)
+__all__ = ["as_long", "item_noise", "label_key_column", "pair_hash", "release_key"]
 
 
-def flip(h: np.ndarray) -> np.ndarray:
-    """uint64 → int64 whose signed order is the unsigned order of ``h``.
+def as_long(value: int) -> int:
+    """A 64-bit unsigned value as the signed long with the same bits (Spark has no uint64).
 
     Examples
     --------
-    >>> import numpy as np
-    >>> flip(np.array([0, 2**63, 2**64 - 1], dtype=np.uint64)).tolist()
-    [-9223372036854775808, 0, 9223372036854775807]
+    >>> as_long(5), as_long(2**64 - 1)
+    (5, -1)
     """
-    return (np.asarray(h, dtype=np.uint64) ^ _SIGN).view(np.int64)
+    value = int(value)
+    return value - (1 << 64) if value >= 1 << 63 else value
 
 
-def unflip(x: np.ndarray) -> np.ndarray:
-    """Inverse of :func:`flip`.
+def label_key_column(frame: Any, column: str) -> Any:
+    """The label key (:func:`dpcount._hashing.label_keys`) of ``frame[column]`` as a long column.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> unflip(flip(np.array([5], dtype=np.uint64))).tolist()
-    [5]
+    Native ``xxhash64`` for strings, integers and booleans (as bigint); other types through an
+    Arrow UDF running the local function, which hashes them by type name and ``repr``.
     """
-    return np.asarray(x, dtype=np.int64).view(np.uint64) ^ _SIGN
+    import pandas as pd
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    kind = frame.schema[column].dataType
+    if isinstance(kind, T.StringType):
+        return F.xxhash64(F.col(column))
+    if isinstance(kind, T.IntegralType | T.BooleanType):
+        return F.xxhash64(F.col(column).cast("long"))
+
+    @F.pandas_udf("long")  # type: ignore[call-overload]
+    def keys(values: pd.Series) -> pd.Series:
+        return pd.Series(label_keys(values.to_numpy()).view(np.int64))
+
+    return keys(column)
 
 
-def pair_hash(person_labels: Any, item_labels: Any, key: int) -> np.ndarray:
-    """The keyed pair hash (uint64) of each (person, item) label pair.
+def pair_hash(key: int, person_key: Any, item_key: Any) -> Any:
+    """The keyed pair hash from two label-key columns, a long column.
 
-    Examples
-    --------
-    >>> import numpy as np
-    >>> h = pair_hash(np.array(["p", "p"]), np.array(["a", "b"]), 3)
-    >>> h.dtype.name, bool(h[0] != h[1])
-    ('uint64', True)
+    Equal, bit for bit, to the local hash that :func:`dpcount._hashing.keyed_pair_ranks`
+    ranks by: Spark's ``xxhash64`` chains its arguments through the seed exactly so.
     """
-    pk = _mix(label_keys(np.asarray(person_labels)) ^ np.uint64(key))
-    return _mix(pk ^ label_keys(np.asarray(item_labels)))
+    from pyspark.sql import functions as F
+
+    return F.xxhash64(F.lit(as_long(key)).cast("long"), person_key, item_key)
 
 
 def release_key(rng: RNGLike) -> bytes:

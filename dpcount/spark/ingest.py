@@ -18,7 +18,7 @@ from dpcount.graph import PersonItemGraph, _as_label_array
 from dpcount.spark._frames import collect
 from dpcount.spark._session import active_session, require_pyspark
 
-__all__ = ["DRIVER_PAIR_LIMIT", "prepare_pairs", "read_pairs", "source_frame"]
+__all__ = ["DRIVER_PAIR_LIMIT", "label_array", "prepare_pairs", "read_pairs", "source_frame"]
 
 #: Most pairs :func:`read_pairs` collects to the driver unless ``max_pairs`` says otherwise
 #: (about 0.6 GB of codes and CSR at 12 bytes per pair).
@@ -112,11 +112,14 @@ def prepare_pairs(
     return summed.where(F.col("c") > 0)
 
 
+def label_array(column: Any, what: str) -> np.ndarray:
+    """Labels from a collected Arrow column, typed as the local reader types them."""
+    return _as_label_array(column.to_pylist(), what)
+
+
 def sorted_labels(pairs: Any, column: str, what: str) -> np.ndarray:
     """The sorted distinct labels of one column, collected once (O(distinct) on the driver)."""
-    table = collect(pairs.select(column).distinct())
-    values = _as_label_array(table.column(0).to_pylist(), what)
-    return np.unique(values)
+    return np.unique(label_array(collect(pairs.select(column).distinct()).column(0), what))
 
 
 def _codes(spark: Any, pairs: Any, labels: np.ndarray, column: str, code: str) -> Any:

@@ -2,9 +2,10 @@
 
 Gopi et al. (2020), Algorithm 1 with the distributed choices of its Algorithm 2: each person
 keeps the Δ0 items of smallest keyed hash of (person, item) (:mod:`dpcount.spark.hashing`), adds
-its contribution (1, 1/|W| or 1/√|W|) to each, Spark sums per item, noise keyed by item is added
-on the executors and only the released labels (and, on request, the per-item weights) reach the
-driver — O(items) rows, nothing per pair.
+its contribution (1, 1/|W| or 1/√|W|, in the local fixed-point units) to each, Spark sums per
+item, noise keyed by item is added on the executors, and the driver receives one row per item
+(its label, whether it is released and, on request, its weight) — O(items) rows, nothing per
+pair.
 
 Available: ``count_laplace``, ``count_gaussian``, ``weighted_laplace``, ``weighted_gaussian``,
 ``max_adaptive_degree`` and ``dp_sips`` (basic weighting, :mod:`dpcount.spark.sips`).
@@ -25,20 +26,19 @@ from typing import Any
 
 import numpy as np
 
-from dpcount._hashing import label_keys
 from dpcount._rng import RNGLike, draw_key, spawn
 from dpcount.errors import InvalidParameterError
-from dpcount.spark._frames import as_numpy, collect, ranked_pairs
+from dpcount.spark._frames import as_numpy, collect, explode_ranks, person_items
 from dpcount.spark.adaptive import mad_weights_frame
-from dpcount.spark.hashing import item_noise, release_key
-from dpcount.spark.ingest import prepare_pairs, sorted_labels
+from dpcount.spark.hashing import item_noise, label_key_column, release_key
+from dpcount.spark.ingest import label_array, prepare_pairs, sorted_labels
 from dpcount.spark.sips import sips_rounds
 from dpcount.validation import check_delta, check_epsilon, check_nonnegative, check_positive_int
 from mechanisms.noise import warn_unsafe
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._release import Noise, set_union_loss
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
-from mechanisms.set_union.weighted import contribution_table
+from mechanisms.set_union.weighted import UNIT, contribution_units
 
 __all__ = ["EXTRA", "MECHANISMS", "SEQUENTIAL", "release_keys", "set_union"]
 
@@ -100,29 +100,27 @@ def _check_mechanism(mechanism: str) -> None:
 
 
 def weights_frame(pairs: Any, mechanism: str, max_items: int, key: int) -> Any:
-    """Per-item weights ``(i, w)`` of the capped sets, computed in Spark.
+    """Per-item weights ``(i, w)`` of the keyed capped sets, computed in Spark, for every item
+    (weight 0 when no holder keeps it).
 
-    Counts are sums of ones.  Weights are summed as the local
-    :func:`~mechanisms.set_union.weighted.basic_weights` sums them — per item, n_d·d^(−1/p)
-    over the holders' capped degrees d ascending, with d^(−1/p) from the same NumPy table —
-    so they equal the local weights bit for bit whatever the partitioning.
+    Counts are sums of ones; weighted contributions are the local fixed-point units
+    (:func:`~mechanisms.set_union.weighted.contribution_units`), so the per-item sums are exact
+    integers and equal the local :func:`~mechanisms.set_union.weighted.basic_weights` and
+    :func:`~mechanisms.set_union.weighted.count_weights` bit for bit, whatever the partitioning.
+    One shuffle by person to rank, one by item to sum.
     """
     from pyspark.sql import functions as F
 
     norm = MECHANISMS[mechanism][0]
-    capped = ranked_pairs(pairs, key, limit=max_items)
     if norm is None:
-        return capped.groupBy("i").agg(F.sum(F.lit(1.0)).alias("w"))
-    table = F.array(*[F.lit(float(x)) for x in contribution_table(max_items, norm)])
-    degree = F.least(F.col("deg"), F.lit(max_items)).cast("int").alias("d")
-    per_degree = capped.groupBy("i", degree).agg(F.count(F.lit(1)).alias("n"))
-    terms = F.array_sort(F.collect_list(F.struct("d", "n")))  # sorted by d (unique per item)
-    ordered_sum = F.aggregate(
-        terms,
-        F.lit(0.0),
-        lambda acc, x: acc + x["n"].cast("double") * F.element_at(table, x["d"] + 1),
-    )
-    return per_degree.groupBy("i").agg(ordered_sum.alias("w"))
+        unit, scale = F.lit(1), 1.0
+    else:
+        units = F.array(*[F.lit(int(u)) for u in contribution_units(max_items, norm)])
+        unit, scale = F.element_at(units, F.least("deg", F.lit(max_items)).cast("int") + 1), UNIT
+    kept_unit = F.when(F.col("r") < max_items, unit).otherwise(F.lit(0)).cast("long")
+    total = F.sum(kept_unit).cast("double") * F.lit(scale)
+    ranked = explode_ranks(person_items(pairs, key, sort_above=max_items))  # every item
+    return ranked.groupBy("i").agg(total.alias("w"))
 
 
 def set_union(
@@ -182,12 +180,14 @@ def set_union(
     noise: Noise = "gaussian"
     cutoff: float | None = None
     parameters: dict[str, Any] = {"engine": "spark", "sampling": "keyed"}
+    weight_vector = None
     if mechanism == "dp_sips":
         released, rounds, pairs = sips_rounds(
             data, person, item, eps, dlt, delta0, sips_rounds_count, sips_ratio, rng, drop_nulls
         )
         scale, rho = rounds[-1].scale, rounds[-1].threshold
         parameters |= {"rounds": len(rounds), "ratio": float(sips_ratio), "weighting": "basic"}
+        labels = sorted_labels(pairs, "i", "item labels")
     elif mechanism == "max_adaptive_degree":
         dm = delta0 if mad_d_max is None else check_positive_int(mad_d_max, "d_max", maximum=delta0)
         beta = check_nonnegative(mad_tau_offset, "tau_offset")
@@ -199,20 +199,27 @@ def set_union(
         weights = mad_weights_frame(pairs, delta0, int(sampling_key), dm, cutoff)
         released = _released(weights, noise_key, noise, scale, rho)
         parameters |= {"d_max": dm, "tau_offset": beta}
-    else:
+        labels = sorted_labels(pairs, "i", "item labels")
+        if return_weights:
+            table = collect(weights)
+            weight_vector = np.zeros(labels.size)
+            weight_vector[np.searchsorted(labels, as_numpy(table, "i"))] = as_numpy(table, "w")
+    else:  # one round whose weights cover every item: labels, choices and weights in one job
         _, noise, _ = MECHANISMS[mechanism]
         scale, rho = _scale_threshold(mechanism, eps, dlt, delta0)
         sampling_key, noise_key = release_keys(rng)
         pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
         weights = weights_frame(pairs, mechanism, delta0, int(sampling_key))
-        released = _released(weights, noise_key, noise, scale, rho)
-    labels = sorted_labels(pairs, "i", "item labels")
+        kept = _kept(weights, noise_key, noise, scale, rho).alias("kept")
+        table = collect(weights.select("i", kept, *(["w"] if return_weights else [])))
+        labels = label_array(table.column("i"), "item labels")
+        order = np.argsort(labels, kind="stable")
+        labels = labels[order]
+        released = labels[as_numpy(table, "kept")[order]]
+        if return_weights:
+            weight_vector = as_numpy(table, "w")[order]
     ids = np.searchsorted(labels, released).astype(np.int64)
-    weight_vector = None
-    if return_weights and mechanism != "dp_sips":  # weights was built by the one-round branch
-        table = collect(weights)
-        weight_vector = np.zeros(labels.size)
-        weight_vector[np.searchsorted(labels, as_numpy(table, "i"))] = as_numpy(table, "w")
+    if weight_vector is not None:
         weight_vector.flags.writeable = False
     return SetUnionResult(
         items=labels[ids],
@@ -233,16 +240,22 @@ def set_union(
     )
 
 
-def _released(weights: Any, noise_key: bytes, noise: Noise, scale: float, rho: float) -> np.ndarray:
-    """Sorted labels of the items whose weight plus item-keyed noise exceeds ρ (Gopi Alg. 1)."""
+def _kept(weights: Any, noise_key: bytes, noise: Noise, scale: float, rho: float) -> Any:
+    """Whether an item is released: held after capping and weight plus noise above ρ (Gopi
+    Alg. 1).  The noise is keyed by the item's label key, on the executors."""
     import pandas as pd
     from pyspark.sql import functions as F
 
     @F.pandas_udf("double")  # type: ignore[call-overload]
-    def noisy(i: pd.Series, w: pd.Series) -> pd.Series:
-        z = item_noise(label_keys(i.to_numpy()), noise_key, noise, scale)
+    def noisy(keys: pd.Series, w: pd.Series) -> pd.Series:
+        z = item_noise(keys.to_numpy().view(np.uint64), noise_key, noise, scale)
         return pd.Series(w.to_numpy() + z)
 
-    chosen = weights.where(noisy("i", "w") > rho).select("i")
-    values = as_numpy(collect(chosen), "i")
-    return np.sort(values.astype(str) if values.dtype.kind == "O" else values)
+    held = F.col("w") > 0  # an item nobody contributed to is never a candidate
+    return held & (noisy(label_key_column(weights, "i"), "w") > rho)
+
+
+def _released(weights: Any, noise_key: bytes, noise: Noise, scale: float, rho: float) -> np.ndarray:
+    """Sorted labels of the released items of ``weights`` (only those reach the driver)."""
+    chosen = weights.where(_kept(weights, noise_key, noise, scale, rho)).select("i")
+    return np.sort(label_array(collect(chosen).column("i"), "item labels"))

@@ -33,8 +33,9 @@ from mechanisms.set_union._release import check_common, set_union_loss, single_r
 from mechanisms.set_union.result import SetUnionResult
 
 __all__ = [
+    "UNIT",
     "basic_weights",
-    "contribution_table",
+    "contribution_units",
     "count_gaussian",
     "count_laplace",
     "count_weights",
@@ -57,17 +58,19 @@ def count_weights(sets: CappedSets) -> np.ndarray:
 def basic_weights(sets: CappedSets, norm: int) -> np.ndarray:
     """Each person adds |W|^(−1/p) to each of their items (Gopi Alg. 7 for p=1, Alg. 8 for p=2).
 
-    The sum is taken in a fixed order that does not depend on how pairs are stored or
-    partitioned: for each item, over its holders' degrees d ascending, add n_d·d^(−1/p), where
-    n_d holders have degree d.  :mod:`dpcount.spark` sums in the same order, so both engines
-    give the same weights bit for bit.
+    Contributions are fixed-point numbers, rounded *down* to a multiple of 2^−30
+    (:func:`contribution_units`), and summed as integers.  Rounding down keeps every person's
+    contribution vector within norm 1, as the thresholds assume; exact integer sums make the
+    weights independent of summation order, so :mod:`dpcount.spark` gets the same weights bit
+    for bit however the pairs are partitioned.  The rounding moves a weight by less than
+    2^−30 per holder.
 
     Parameters
     ----------
     sets
         The capped sets.
     norm
-        1 (ℓ1, Laplace) or 2 (ℓ2, Gaussian): each person's contribution has norm exactly 1.
+        1 (ℓ1, Laplace) or 2 (ℓ2, Gaussian): each person's contribution has norm at most 1.
 
     Examples
     --------
@@ -76,59 +79,49 @@ def basic_weights(sets: CappedSets, norm: int) -> np.ndarray:
     [1.5, 0.5, 0.5, 0.5]
     """
     degrees = sets.degrees()
-    table = contribution_table(int(degrees.max(initial=0)), norm)
-    by_degree = np.argsort(degrees, kind="stable")
-    run = _weights_by_degree.select(sets.indices.size)
-    return run(sets.indptr, sets.indices, by_degree, degrees, table, sets.n_items)
+    units = contribution_units(int(degrees.max(initial=0)), norm)
+    run = _unit_sums.select(sets.indices.size)
+    return run(sets.indptr, sets.indices, units[degrees], sets.n_items) * UNIT
 
 
-def contribution_table(max_degree: int, norm: int) -> np.ndarray:
-    """``table[d] = d^(−1/p)`` for d = 1..max_degree (``table[0]`` unused): one rounding each.
+#: Contributions are multiples of this (2^−30): integer sums stay exact up to a weight of 2^33.
+UNIT = 2.0**-30
+
+
+def contribution_units(max_degree: int, norm: int) -> np.ndarray:
+    """``units[d] = ⌊2^30 · d^(−1/p)⌋`` for d = 1..max_degree (``units[0]`` unused), exactly.
+
+    Integer arithmetic only: ⌊2^30/d⌋ for p = 1 and ⌊√(2^60/d)⌋ for p = 2, so the rounding
+    is always downwards and a person's d contributions have p-norm at most 1.
 
     Examples
     --------
-    >>> np.round(contribution_table(4, 2), 4).tolist()
+    >>> (contribution_units(4, 2) * UNIT).round(4).tolist()
     [0.0, 1.0, 0.7071, 0.5774, 0.5]
     """
-    table = np.zeros(max_degree + 1)
-    table[1:] = np.power(np.arange(1, max_degree + 1, dtype=float), -1.0 / norm)
-    return table
+    units = np.zeros(max_degree + 1, dtype=np.int64)
+    d = np.arange(1, max_degree + 1, dtype=np.int64)
+    if norm == 1:
+        units[1:] = (1 << 30) // d
+        return units
+    square = (1 << 60) // d  # ⌊√⌊x⌋⌋ = ⌊√x⌋, so this is ⌊2^30/√d⌋
+    root = np.floor(np.sqrt(square.astype(float))).astype(np.int64)
+    root -= root * root > square  # the float square root can be one off either way
+    root += (root + 1) * (root + 1) <= square
+    units[1:] = root
+    return units
 
 
-@kernel(
-    "(ro(int64[:]), ro(int32[:]), ro(int64[:]), ro(int64[:]), ro(float64[:]), int64)",
-    interpret_below=SMALL_PAIRS,
-)
-def _weights_by_degree(
-    indptr: np.ndarray,
-    indices: np.ndarray,
-    by_degree: np.ndarray,
-    degrees: np.ndarray,
-    table: np.ndarray,
-    n_items: int,
+@kernel("(ro(int64[:]), ro(int32[:]), ro(int64[:]), int64)", interpret_below=SMALL_PAIRS)
+def _unit_sums(
+    indptr: np.ndarray, indices: np.ndarray, person_units: np.ndarray, n_items: int
 ) -> np.ndarray:  # pragma: no cover - compiled
-    """Per item Σ_d n_d·table[d] over degrees d ascending (persons visited by degree)."""
-    weights = np.zeros(n_items)
-    holders = np.zeros(n_items, np.int64)
-    touched = np.empty(n_items, np.int64)  # each item at most once per degree
-    k = 0
-    while k < by_degree.size:
-        d = degrees[by_degree[k]]
-        n_touched = 0
-        while k < by_degree.size and degrees[by_degree[k]] == d:
-            p = by_degree[k]
-            for e in range(indptr[p], indptr[p + 1]):
-                item = indices[e]
-                if holders[item] == 0:
-                    touched[n_touched] = item
-                    n_touched += 1
-                holders[item] += 1
-            k += 1
-        for t in range(n_touched):
-            item = touched[t]
-            weights[item] += holders[item] * table[d]
-            holders[item] = 0
-    return weights
+    """Per item, the exact integer sum of its holders' contribution units."""
+    sums = np.zeros(n_items, dtype=np.int64)
+    for p in range(indptr.size - 1):
+        for e in range(indptr[p], indptr[p + 1]):
+            sums[indices[e]] += person_units[p]
+    return sums
 
 
 def count_laplace(

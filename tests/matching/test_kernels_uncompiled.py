@@ -75,14 +75,20 @@ SCRIPT = textwrap.dedent(
         q, sens = rng.normal(0, 50, size), rng.integers(1, 30, size).astype(float)
         fast = gem_normalized_scores(q, sens, epsilon=1.0, beta=0.05)
         assert np.allclose(fast, gem_normalized_scores_naive(q, sens, epsilon=1.0, beta=0.05))
-    # Set-union basic weights (summed by degree) and the grouped curves.
+    # String label keys: XXH64 over every length class (< 4, < 8, < 32 and ≥ 32 bytes).
+    from dpcount._hashing import label_keys
+    words = np.array(["é" * k + "x" * (k % 3) for k in range(40)])
+    assert np.unique(label_keys(words)).size == words.size
+    # Set-union basic weights (fixed-point sums) and the grouped curves.
     from dpcount.grouped import GroupedGraph
     from matching import dc_curve
     from matching.grouped import grouped_curves
     from mechanisms.set_union.weighted import basic_weights
     w = basic_weights(capped, 2)
     per_pair = capped.degrees()[capped.person_of_pair()] ** -0.5
-    assert np.allclose(w, np.bincount(capped.indices, per_pair, minlength=capped.n_items))
+    exact = np.bincount(capped.indices, per_pair, minlength=capped.n_items)
+    assert np.all(w <= exact + 1e-12)
+    assert np.all(exact - w <= capped.holders() * 2.0**-30 + 1e-12)
     persons, groups = rng.integers(0, 30, 400), rng.integers(0, 4, 400)
     grouped = GroupedGraph.from_triples(persons, groups, rng.integers(0, 25, 400))
     for method in ("auto", "greedy"):

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import matching
 from dpcount import PersonItemGraph
-from dpcount._hashing import _mix, _ranks_kernel, label_keys
+from dpcount._hashing import SEED, _ranks_kernel, hash_word, label_keys
 from dpcount.datasets import reddit_like
 from matching._common import SMALL_GRAPH_PAIRS, fill_curve
 from matching.greedy import _greedy_rounds
@@ -71,9 +71,10 @@ def test_large_graphs_use_the_compiled_kernel() -> None:
 @settings(max_examples=60, deadline=None)
 @given(graphs(max_persons=9, max_items=10), st.integers(0, 2**64 - 1))
 def test_sampling_kernels_agree_interpreted_and_compiled(graph: PersonItemGraph, key: int) -> None:
-    person_keys = _mix(label_keys(graph.person_labels) ^ np.uint64(key))
-    args = (graph.indptr, graph.indices, person_keys, label_keys(graph.item_labels))
     with np.errstate(over="ignore"):
+        key_seed = hash_word.interpreted(np.uint64(key), SEED)
+        person_seeds = hash_word.interpreted(label_keys(graph.person_labels), key_seed)
+        args = (graph.indptr, graph.indices, person_seeds, label_keys(graph.item_labels))
         small = _ranks_kernel.interpreted(*args)
     ranks = _ranks_kernel.compiled(*args)
     assert small.tolist() == ranks.tolist()

@@ -9,6 +9,8 @@ from functools import partial
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import mechanisms.set_union as su
 from dpcount import PersonItemGraph
@@ -267,3 +269,14 @@ def test_keyed_sampling_keeps_the_subsets_of_the_key_from_the_sampling_stream(zi
     assert np.array_equal(result.weights, basic_weights(capped, 2))
     uniform = su.weighted_gaussian(g, 1.0, 1e-6, max_items=4, rng=8, return_weights=True)
     assert not np.array_equal(uniform.weights, result.weights)  # the option is not ignored
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(1, 2**20), st.sampled_from([1, 2]))
+def test_contribution_units_round_down_to_the_nearest_unit(degree: int, norm: int) -> None:
+    """⌊2^30·d^(−1/p)⌋ exactly: d contributions of one person have p-norm ≤ 1, and one more
+    unit would exceed it (so the rounding loses less than 2^−30 per holder)."""
+    from mechanisms.set_union.weighted import contribution_units
+
+    unit = int(contribution_units(degree, norm)[degree])  # exact integers: no rounding below
+    assert degree * unit**norm <= 2 ** (30 * norm) < degree * (unit + 1) ** norm
