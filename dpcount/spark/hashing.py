@@ -67,11 +67,13 @@ def label_key_column(frame: Any, column: str) -> Any:
     if isinstance(kind, T.IntegralType | T.BooleanType):
         return F.xxhash64(F.col(column).cast("long"))
 
-    @F.pandas_udf("long")  # type: ignore[call-overload]
     def keys(values: pd.Series) -> pd.Series:
         return pd.Series(label_keys(values.to_numpy()).view(np.int64))
 
-    return keys(column)
+    # PySpark reads the UDF's kind from its type hints, which this module's postponed
+    # annotations leave as strings naming a local import: give it the classes themselves.
+    keys.__annotations__ = {"values": pd.Series, "return": pd.Series}
+    return F.pandas_udf(keys, "long")(column)  # type: ignore[call-overload]
 
 
 def pair_hash(key: int, person_key: Any, item_key: Any) -> Any:

@@ -87,6 +87,19 @@ def test_label_keys_and_pair_hash_are_sparks_xxhash64(spark: Any, words: list, k
     assert got["h"].to_numpy().view(np.uint64).tolist() == pair.tolist()
 
 
+def test_label_keys_of_other_types_come_from_the_local_function(spark: Any) -> None:
+    """Dates and doubles have no native key: an Arrow UDF runs :func:`label_keys` on them."""
+    import datetime
+
+    days = [datetime.date(2024, 1, d) for d in (1, 2, 3)]
+    df = spark.createDataFrame(list(zip(days, [0.5, 1.5, 2.5], strict=True)), "p date, i double")
+    got = df.select(label_key_column(df, "p"), label_key_column(df, "i")).toPandas()
+    expected_p = label_keys(np.array(days, dtype=object))
+    expected_i = label_keys(np.array([0.5, 1.5, 2.5]))
+    assert got.iloc[:, 0].to_numpy().view(np.uint64).tolist() == expected_p.tolist()
+    assert got.iloc[:, 1].to_numpy().view(np.uint64).tolist() == expected_i.tolist()
+
+
 @SLOW
 @given(pairs=pairs_strategy, key=st.integers(0, 2**64 - 1), ell=st.integers(1, 6))
 def test_graph_weights_and_curve_equal_local(spark: Any, pairs: list, key: int, ell: int) -> None:
