@@ -7,21 +7,28 @@ load.  Phase ℓ starts with every still-useful person at load ℓ − 1 and giv
 
 1. the cheap case first: a free item among the person's own items, found by a pointer that only
    moves forward (items are never freed again, only handed from one person to another);
-2. one round of depth-first searches for augmenting paths person → item owned by w → w → … →
-   a free item, sharing one visit stamp (cheap when paths are short).  Along a path each person
-   gives up one item and takes the next, so only the starting person's load grows;
-3. Hopcroft–Karp phases for whoever is left: a breadth-first layering from all of them at once,
-   then vertex-disjoint shortest augmenting paths along the layers, until a layering reaches no
-   free item.
+2. while the persons left waiting hold few pairs: one round of depth-first searches for
+   augmenting paths person → item owned by w → w → … → a free item, sharing one visit stamp
+   (cheap when paths are short).  Along a path each person gives up one item and takes the
+   next, so only the starting person's load grows;
+3. Hopcroft–Karp phases for whoever is left: a breadth-first layering, then vertex-disjoint
+   shortest augmenting paths along the layers, until a layering shows that no augmenting path
+   is left.  Each phase searches from the smaller side, as a direction-optimising breadth-first
+   search does: forward from the waiting persons, or backward from the free items — item →
+   its holders (through the transpose of the graph, built on first use) → an item the holder
+   owns → its holders … — when the free items' holders are fewer than the waiting persons'
+   pairs.  On Reddit-like data at ℓ = 1, half the persons wait for a few thousand free items,
+   and the backward search is 3× faster over the whole curve.
 
 A person that a search *proves* cannot reach a free item is marked dead for good: a failed
-search while the residual graph is unchanged (step 2, before the round's first success), or an
-exhausted layering (step 3).  This is sound because augmenting along a path never lets a vertex
-reach the sink again once it cannot (the edges out of that vertex's closed set stay saturated)
-and raising source capacities adds no edge it could use.  Dead persons are neither started from
-nor passed through.  The curve stops at the first ℓ where nothing augments — DC(D;ℓ) is concave
-in ℓ (docs/algorithms.md §1), so it is flat from there on — when every item is used, and when no
-person can take another item.
+depth-first search while the residual graph is unchanged (step 2, before the round's first
+success), every person of a forward layering that reaches no free item, and every person a
+backward layering that reaches no waiting person leaves unlabelled.  This is sound because
+augmenting along a path never lets a vertex reach the sink again once it cannot (the edges out
+of that vertex's closed set stay saturated) and raising source capacities adds no edge it could
+use.  Dead persons are neither started from nor passed through.  The curve stops at the first ℓ
+where nothing augments — DC(D;ℓ) is concave in ℓ (docs/algorithms.md §1), so it is flat from
+there on — when every item is used, and when no person can take another item.
 
 Examples
 --------
@@ -224,9 +231,12 @@ def _augment_layered(
     stack_scan: np.ndarray,
     stack_via: np.ndarray,
 ) -> bool:
-    """A shortest augmenting path from ``start`` along the layers of :func:`_layers`.
+    """A shortest augmenting path from ``start`` along the layers of a Hopcroft–Karp phase.
 
-    Only persons at distance ``target`` can end a path (they held a free item when layered).
+    Each step goes to a person one layer further (``dist`` + 1); only persons at ``target`` can
+    end a path (they held a free item when layered).  Forward layers (:func:`_layers`) count
+    up from the waiting persons at 0, backward ones (:func:`_reverse_layers`) up to 0 from
+    below.
     Persons entered in this phase (``used == bfs``) are not entered again, so the paths of one
     phase are vertex-disjoint, as in Hopcroft–Karp.
     """
@@ -265,24 +275,155 @@ def _augment_layered(
     return False
 
 
+@kernel("(ro(int64[::1]), ro(int32[::1]), int64[::1])")
+def _transpose(
+    indptr: np.ndarray, indices: np.ndarray, item_degree: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Item → holders adjacency (``item_indptr``, ``holders``) by a counting sort of the pairs."""
+    n_items = item_degree.size
+    item_indptr = np.zeros(n_items + 1, dtype=np.int64)
+    for j in range(n_items):
+        item_indptr[j + 1] = item_indptr[j] + item_degree[j]
+    cursor = item_indptr[:-1].copy()
+    holders = np.empty(indices.size, dtype=np.int32)
+    for p in range(indptr.size - 1):
+        for q in range(indptr[p], indptr[p + 1]):
+            j = indices[q]
+            holders[cursor[j]] = p
+            cursor[j] += 1
+    return item_indptr, holders
+
+
+@kernel("(int64, int64, ro(int64[::1]), int64[::1])")
+def _is_waiting(u: int, ell: int, indptr: np.ndarray, load: np.ndarray) -> bool:
+    """Whether u could take one more item in phase ℓ (below ℓ and below its degree)."""
+    return load[u] < ell and load[u] < indptr[u + 1] - indptr[u]
+
+
+@kernel(
+    "(int64[::1], int64, int64[::1], int32[::1], int64, ro(int64[::1]), ro(int32[::1]),"
+    " int64[::1], int64[::1], boolean[::1], int64[::1], int64[::1], int64, int64[::1])"
+)
+def _reverse_layers(
+    free: np.ndarray,
+    n_free: int,
+    item_indptr: np.ndarray,
+    holders: np.ndarray,
+    ell: int,
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    owner: np.ndarray,
+    load: np.ndarray,
+    dead: np.ndarray,
+    dist: np.ndarray,
+    seen: np.ndarray,
+    bfs: int,
+    queue: np.ndarray,
+) -> tuple[int, int]:
+    """Hopcroft–Karp's layering backwards, from the free items ``free[:n_free]`` at once.
+
+    A holder of a free item could take it (layer 0); a holder of an item owned by a person x
+    of layer k could take that item while x moves on (layer k + 1).  ``dist[u]`` (valid where
+    ``seen[u] == bfs``) is minus u's layer, so that paths from a waiting person climb to 0 as
+    :func:`_augment_layered` expects.  Returns the layer of the nearest waiting person (−1 if
+    none is reachable) and the number of persons labelled, ``queue[:count]``.
+    """
+    tail = 0
+    found = -1
+    for b in range(n_free):
+        f = free[b]
+        for r in range(item_indptr[f], item_indptr[f + 1]):
+            u = holders[r]
+            if not dead[u] and seen[u] != bfs:
+                seen[u] = bfs
+                dist[u] = 0
+                queue[tail] = u
+                tail += 1
+                if found == -1 and _is_waiting(u, ell, indptr, load):
+                    found = 0
+    head = 0
+    while head < tail:
+        x = queue[head]
+        head += 1
+        k = -dist[x]
+        if found != -1 and k >= found:
+            break  # the layer at distance `found` is complete
+        for q in range(indptr[x], indptr[x + 1]):
+            j = indices[q]
+            if owner[j] != x:
+                continue
+            for r in range(item_indptr[j], item_indptr[j + 1]):
+                u = holders[r]
+                if not dead[u] and seen[u] != bfs:
+                    seen[u] = bfs
+                    dist[u] = -(k + 1)
+                    queue[tail] = u
+                    tail += 1
+                    if found == -1 and _is_waiting(u, ell, indptr, load):
+                        found = k + 1
+    return found, tail
+
+
+@kernel("(int64[::1], int64, int64[::1], int64[::1])")
+def _compact_free(
+    free: np.ndarray, n_free: int, owner: np.ndarray, item_degree: np.ndarray
+) -> tuple[int, int]:
+    """Drop taken items from ``free[:n_free]``; the number left and how many pairs hold them."""
+    kept = 0
+    work = 0
+    for b in range(n_free):
+        f = free[b]
+        if owner[f] == -1:
+            free[kept] = f
+            kept += 1
+            work += item_degree[f]
+    return kept, work
+
+
+#: Waiting persons holding more than this share of all pairs skip the depth-first round and
+#: let each Hopcroft–Karp phase choose its direction (measured on Reddit-like and Fashion-like
+#: data: no slower anywhere, 2–7× faster from 2M pairs on).
+LARGE_FRONTIER_SHARE = 4
+#: Directions of the Hopcroft–Karp phases: by the sizes of the two sides (the default), or
+#: always forward / always backward (the tests compare all three).
+AUTO, FORWARD, BACKWARD = 0, 1, 2
+
+
 @kernel("(ro(int64[::1]), ro(int32[::1]), int64, int64)", interpret_below=SMALL_GRAPH_PAIRS)
 def _incremental_kernel(
     indptr: np.ndarray, indices: np.ndarray, n_items: int, ell_max: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """DC(D;ℓ) for ℓ = 1..(stop) and the final maximum-flow assignment item → person."""
+    return _exact_curve(indptr, indices, n_items, ell_max, AUTO)
+
+
+@kernel("(ro(int64[::1]), ro(int32[::1]), int64, int64, int64)")
+def _exact_curve(
+    indptr: np.ndarray, indices: np.ndarray, n_items: int, ell_max: int, directions: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_incremental_kernel` with the phases' ``directions`` chosen (AUTO, FORWARD…)."""
     n = indptr.size - 1
     owner = np.full(n_items, -1, dtype=np.int64)
     pointer = indptr[:-1].copy()
     dead = np.zeros(n, dtype=np.bool_)
-    stamp = np.zeros(n, dtype=np.int64)
     visited = np.empty(n, dtype=np.int64)
     stack_person = np.empty(n, dtype=np.int64)
     stack_scan = np.empty(n, dtype=np.int64)
     stack_via = np.empty(n, dtype=np.int64)
     load = np.zeros(n, dtype=np.int64)
     dist = np.zeros(n, dtype=np.int64)
-    seen = np.zeros(n, dtype=np.int64)
+    seen = np.zeros(n, dtype=np.int64)  # visit stamp of the current search round or phase
     used = np.zeros(n, dtype=np.int64)
+    # For backward phases, made on first use: item degrees, transpose, free items left.
+    item_degree = np.zeros(0, dtype=np.int64)
+    item_indptr = np.zeros(1, dtype=np.int64)
+    holders = np.zeros(0, dtype=np.int32)
+    free = np.zeros(0, dtype=np.int64)
+    n_free = 0
+    if directions == AUTO:
+        large = indices.size // LARGE_FRONTIER_SHARE
+    else:  # forward: never large (depth-first rounds); backward: always (no such rounds)
+        large = indices.size if directions == FORWARD else -1
     # Persons that may still take one more item; all of them have load ℓ − 1 when phase ℓ starts.
     active = np.empty(n, dtype=np.int64)
     n_active = 0
@@ -299,6 +440,7 @@ def _incremental_kernel(
         ell += 1
         # 1. A free item of the person's own: no search needed (the greedy start).
         n_pending = 0
+        frontier = 0  # pairs held by the waiting persons: the forward search's first layer
         for a in range(n_active):
             p = active[a]
             if _has_free_item(p, indptr, indices, owner, pointer):
@@ -308,65 +450,97 @@ def _incremental_kernel(
             else:
                 pending[n_pending] = p
                 n_pending += 1
+                frontier += indptr[p + 1] - indptr[p]
         # 2. One round of depth-first searches sharing a visit stamp: cheap when paths are short.
-        if n_pending > 0 and size < n_items:
+        if n_pending > 0 and size < n_items and frontier <= large:
             current += 1
             n_visited = 0
             augmented = False
             kept = 0
+            frontier = 0
             for b in range(n_pending):
                 p = pending[b]
                 if dead[p]:
                     continue
-                if stamp[p] == current or size == n_items:
-                    pending[kept] = p  # met inside another search of this round: retry later
-                    kept += 1
-                    continue
-                found, n_visited = _augment(
-                    p, indptr, indices, owner, pointer, dead, stamp, current,
-                    visited, n_visited, stack_person, stack_scan, stack_via,
-                )  # fmt: skip
-                if found:
-                    load[p] += 1
-                    size += 1
-                    augmented = True
-                elif not augmented:
-                    # Nothing changed in this round yet, so the failure is a proof: everyone
-                    # visited so far cannot reach a free item, now or later.
-                    for v in range(n_visited):
-                        dead[visited[v]] = True
-                    n_visited = 0
-                else:
-                    pending[kept] = p
-                    kept += 1
+                if seen[p] != current and size < n_items:
+                    found, n_visited = _augment(
+                        p, indptr, indices, owner, pointer, dead, seen, current,
+                        visited, n_visited, stack_person, stack_scan, stack_via,
+                    )  # fmt: skip
+                    if found:
+                        load[p] += 1
+                        size += 1
+                        augmented = True
+                        continue
+                    if not augmented:
+                        # Nothing changed in this round yet, so the failure is a proof: everyone
+                        # visited so far cannot reach a free item, now or later.
+                        for v in range(n_visited):
+                            dead[visited[v]] = True
+                        n_visited = 0
+                        continue
+                pending[kept] = p  # met inside another search, or failed after a change
+                kept += 1
+                frontier += indptr[p + 1] - indptr[p]
             n_pending = kept
-        # 3. Hopcroft–Karp phases for the rest: layer the graph from all pending persons, then
-        #    augment along vertex-disjoint shortest paths.  A layering that reaches no free item
-        #    proves every person it labelled dead.
+        # 3. Hopcroft–Karp phases for the rest, each from the side with less to search.  A
+        #    layering that reaches nothing to augment proves the persons it rules out dead.
         while n_pending > 0 and size < n_items:
             current += 1
-            nearest, n_labelled = _layers(
-                pending, n_pending, indptr, indices, owner, pointer, dead, dist, seen,
-                current, visited,
-            )  # fmt: skip
-            if nearest == -1:
-                for v in range(n_labelled):
-                    dead[visited[v]] = True
-                break
+            backward = False
+            if frontier > large:
+                if item_degree.size == 0:
+                    item_degree = np.zeros(n_items, dtype=np.int64)
+                    for q in range(indices.size):
+                        item_degree[indices[q]] += 1
+                    free = np.arange(n_items)
+                    n_free = n_items
+                n_free, free_holders = _compact_free(free, n_free, owner, item_degree)
+                backward = directions == BACKWARD or free_holders < frontier
+            if backward:
+                if holders.size < indices.size:
+                    item_indptr, holders = _transpose(indptr, indices, item_degree)
+                nearest, n_labelled = _reverse_layers(
+                    free, n_free, item_indptr, holders, ell, indptr, indices, owner, load, dead,
+                    dist, seen, current, visited,
+                )  # fmt: skip
+                if nearest == -1:  # no waiting person can reach a free item
+                    for a in range(n_active):
+                        if seen[active[a]] != current:
+                            dead[active[a]] = True
+                    break
+                start, target = -nearest, 0
+            else:
+                nearest, n_labelled = _layers(
+                    pending, n_pending, indptr, indices, owner, pointer, dead, dist, seen,
+                    current, visited,
+                )  # fmt: skip
+                if nearest == -1:  # no labelled person can reach a free item
+                    for v in range(n_labelled):
+                        dead[visited[v]] = True
+                    break
+                start, target = 0, nearest
             kept = 0
+            frontier = 0
             for b in range(n_pending):
                 p = pending[b]
                 if dead[p]:
                     continue
-                if size < n_items and _augment_layered(
-                    p, nearest, indptr, indices, owner, pointer, dead, dist, seen, current,
-                    used, stack_person, stack_scan, stack_via,
+                if (
+                    seen[p] == current
+                    and dist[p] == start
+                    and size < n_items
+                    and _augment_layered(
+                        p, target, indptr, indices, owner, pointer, dead, dist, seen, current,
+                        used, stack_person, stack_scan, stack_via,
+                    )
                 ):  # fmt: skip
                     load[p] += 1
                     size += 1
                 else:
                     pending[kept] = p
                     kept += 1
+                    frontier += indptr[p + 1] - indptr[p]
             n_pending = kept
         sizes[ell - 1] = size
         kept = 0

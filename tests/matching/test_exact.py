@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 
 import matching
 from dpcount import PersonItemGraph
+from matching._common import fill_curve
 from matching.flow import flow_value
+from matching.incremental import AUTO, BACKWARD, FORWARD, _exact_curve
 from tests.matching.reference import brute_force_dc, min_cut_dc
 from tests.strategies import graphs
 
@@ -112,3 +114,38 @@ def test_incremental_on_large_graphs(seed: int) -> None:
     curve = matching.dc_curve(graph, 20)
     for ell in (1, 2, 3, 5):
         assert curve[ell - 1] == matching.dc_value(graph, ell, method="flow")
+
+
+DIRECTIONS = {"auto": AUTO, "forward": FORWARD, "backward": BACKWARD}
+
+
+def _check_assignment(graph: PersonItemGraph, owner: np.ndarray, ell: int, size: int) -> None:
+    """``owner`` gives each item to one of its holders, at most ℓ items each, ``size`` in all."""
+    held = owner >= 0
+    assert int(held.sum()) == size
+    for item in np.flatnonzero(held):
+        assert item in graph.indices[graph.indptr[owner[item]] : graph.indptr[owner[item] + 1]]
+    assert np.bincount(owner[held], minlength=graph.n_persons).max(initial=0) <= ell
+
+
+@settings(max_examples=200)
+@given(graphs(max_persons=9, max_items=6), st.sampled_from(sorted(DIRECTIONS)))
+def test_every_phase_direction_gives_the_exact_curve(graph: PersonItemGraph, name: str) -> None:
+    # More persons than items: many wait for few free items, where the backward phases help.
+    expected = matching.dc_curve(graph, 6, method="flow")
+    args = (graph.indptr, graph.indices, graph.n_items, 6, DIRECTIONS[name])
+    sizes, owner = _exact_curve.interpreted(*args)
+    assert fill_curve(sizes, 6).tolist() == expected.tolist()
+    _check_assignment(graph, owner, sizes.size, int(sizes[-1]))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_phase_directions_agree_on_contested_graphs(seed: int) -> None:
+    # Ten times more persons than items (Reddit-like at ℓ = 1: half the persons wait for a
+    # few free items): the compiled kernel in every direction, against Dinic's max-flow.
+    graph = _uniform_graph(seed, 4000, 400, max_degree=12)
+    expected = matching.dc_curve(graph, 15, method="flow")
+    for directions in DIRECTIONS.values():
+        sizes, owner = _exact_curve(graph.indptr, graph.indices, graph.n_items, 15, directions)
+        assert fill_curve(sizes, 15).tolist() == expected.tolist()
+        _check_assignment(graph, owner, sizes.size, int(sizes[-1]))
