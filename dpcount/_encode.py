@@ -4,9 +4,10 @@ The reader hands this module a stream of Arrow record batches with the columns `
 ``c`` for counts).  Each batch is dictionary-encoded on its own (Arrow's hash kernel, the two
 columns in two threads) and only its small ``int32`` codes and its dictionary are kept – never the
 rows' labels.  At the end the batch dictionaries are unified, the distinct labels sorted (strings
-by code point, numbers numerically: the data-independent order of :mod:`dpcount.graph`), and every
-row's codes are mapped, in place, to the ranks of its labels.  Deduplication and CSR are then
-the graph's business (:meth:`dpcount.graph.PersonItemGraph._from_code_groups`).
+by code point, numbers numerically: the data-independent order of :mod:`dpcount.graph`), and each
+group gets a map from its dictionary to the ranks of those labels.  The rows' codes are not
+rewritten: the CSR construction applies the maps as it reads them
+(:meth:`dpcount.graph.PersonItemGraph._from_code_groups`), which also deduplicates.
 
 Memory per row is 8 bytes of codes (4 per column) plus, while a group is encoded, its labels.
 
@@ -21,15 +22,18 @@ Examples
 >>> encoded = encode_batches([batch], with_counts=False)
 >>> encoded.person_labels.tolist(), encoded.item_labels.tolist()
 (['a', 'b'], [5, 7])
->>> encoded.person_codes[0].tolist(), encoded.item_codes[0].tolist()
-([1, 0, 1], [1, 1, 0])
+>>> encoded.person_maps[0][encoded.person_codes[0]].tolist()
+[1, 0, 1]
+>>> encoded.item_maps[0][encoded.item_codes[0]].tolist()
+[1, 1, 0]
 """
 
 from __future__ import annotations
 
 import itertools
+from collections import deque
 from collections.abc import Iterable, Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -55,11 +59,17 @@ class NeedsChecks(Exception):
 class EncodedPairs:
     """Codes of every row (unsorted, duplicates kept) and the sorted distinct labels."""
 
-    person_codes: list[np.ndarray]  # int32 per group of rows, indices into person_labels
-    item_codes: list[np.ndarray]  # int32 per group of rows, indices into item_labels
+    person_codes: list[np.ndarray]  # int32 per group of rows, indices into its person map
+    item_codes: list[np.ndarray]  # int32 per group of rows, indices into its item map
+    person_maps: list[np.ndarray]  # int32 per group: its dictionary's indices into person_labels
+    item_maps: list[np.ndarray]  # int32 per group: its dictionary's indices into item_labels
     person_labels: np.ndarray
     item_labels: np.ndarray
     counts: np.ndarray | None  # int64, one per row, or None
+
+
+#: A group's codes (int32) and its dictionary.
+_Encoded = tuple[np.ndarray, "pa.Array"]
 
 
 class _Column:
@@ -69,7 +79,7 @@ class _Column:
         self.codes: list[np.ndarray] = []
         self.dictionaries: list[pa.Array] = []
 
-    def add(self, encoded: tuple[np.ndarray, pa.Array]) -> None:
+    def add(self, encoded: _Encoded) -> None:
         self.codes.append(encoded[0])
         self.dictionaries.append(encoded[1])
 
@@ -116,6 +126,9 @@ def _memory_pool() -> pa.MemoryPool:
     return pa.system_memory_pool()
 
 
+#: Groups whose columns may be encoding while the next group is read.
+_GROUPS_IN_FLIGHT = 2
+
 #: Rows encoded together: one dictionary per group (readers yield ~10⁵-row batches, whose
 #: dictionaries would repeat most labels), small enough that a group's labels stay ~30 MB.
 _ROWS_PER_GROUP = 1 << 20
@@ -138,7 +151,7 @@ def _regroup(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]
         yield pa.Table.from_batches(pending)
 
 
-def _encode_column(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+def _encode_column(array: pa.ChunkedArray) -> _Encoded:
     """Codes and one dictionary for all chunks of ``array``.
 
     Arrow encodes the chunks with one shared hash table, so each chunk's dictionary is a prefix
@@ -189,6 +202,14 @@ def _dictionary_codes(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     return codes, dictionary
 
 
+def _collect(
+    encoded: tuple[Future[_Encoded], Future[_Encoded]], persons: _Column, items: _Column
+) -> None:
+    """Add one group's encoded columns, in the order the groups were read."""
+    persons.add(encoded[0].result())
+    items.add(encoded[1].result())
+
+
 def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> EncodedPairs:
     """Encode a stream of ``p``, ``i`` (, ``c``) batches into integer codes and sorted labels.
 
@@ -202,10 +223,18 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
     counts: list[np.ndarray] = []
     total = 0
     with ThreadPoolExecutor(max_workers=2) as pool:
+        # Each column of each group is a task of its own, so that both threads stay busy
+        # while the next group is read (whichever column is the expensive one to hash).
+        in_flight: deque[tuple[Future[_Encoded], Future[_Encoded]]] = deque()
         for batch in _regroup(batches, _ROWS_PER_GROUP):
-            p, i = pool.map(_encode_column, (batch.column(0), batch.column(1)))
-            persons.add(p)
-            items.add(i)
+            in_flight.append(
+                (
+                    pool.submit(_encode_column, batch.column(0)),
+                    pool.submit(_encode_column, batch.column(1)),
+                )
+            )
+            if len(in_flight) > _GROUPS_IN_FLIGHT:  # bounds the labels held at once
+                _collect(in_flight.popleft(), persons, items)
             if with_counts:
                 c = batch.column(2)
                 if c.null_count:
@@ -217,18 +246,19 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
             total += batch.num_rows
             if len(persons.codes) % 16 == 0:
                 release_free_memory()  # earlier groups' labels and Arrow buffers
+        while in_flight:
+            _collect(in_flight.popleft(), persons, items)
         if not total:
             raise NeedsChecks("no rows")
         (person_labels, person_maps), (item_labels, item_maps) = pool.map(
             _Column.unify, (persons, items)
         )
     release_free_memory()  # the unification's hash tables and concatenated dictionaries
-    for k in range(len(persons.codes)):  # group codes -> global ranks, in place
-        np.take(person_maps[k], persons.codes[k], out=persons.codes[k])
-        np.take(item_maps[k], items.codes[k], out=items.codes[k])
     return EncodedPairs(
         person_codes=persons.codes,
         item_codes=items.codes,
+        person_maps=person_maps,
+        item_maps=item_maps,
         person_labels=person_labels,
         item_labels=item_labels,
         counts=np.concatenate(counts) if with_counts else None,

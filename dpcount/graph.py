@@ -455,15 +455,20 @@ class PersonItemGraph:
         counts: np.ndarray | None = None,
         *,
         all_items_held: bool = False,
+        person_maps: list[np.ndarray] | None = None,
+        item_maps: list[np.ndarray] | None = None,
     ) -> PersonItemGraph:
         """:meth:`_from_codes` for pairs given in groups (concatenated only if need be).
 
         The lists are emptied as the groups are used, so that their memory can be released
-        early (callers pass lists they own).
+        early (callers pass lists they own).  With ``person_maps`` / ``item_maps`` (int32, one
+        per group), group k's codes index ``person_maps[k]``, which holds the persons' codes
+        into ``person_labels`` (items likewise): each group's own dictionary, mapped to the
+        sorted labels.
 
-        Many pairs without counts go through a compiled counting sort by person
-        (:mod:`dpcount._csr`), which reads the groups as they are; otherwise the pair keys
-        are sorted (:meth:`_from_keys`).
+        Many pairs without counts go through a compiled counting sort (:mod:`dpcount._csr`),
+        which reads the groups and applies the maps as it goes; otherwise the pair keys are
+        sorted (:meth:`_from_keys`).
         """
         n, m = person_labels.size, item_labels.size
         if m > MAX_ITEMS or n > MAX_ITEMS:
@@ -473,8 +478,13 @@ class PersonItemGraph:
 
             for groups in (person_codes, item_codes):  # in the list: csr_by_counting frees
                 groups[:] = [g.astype(np.int32, copy=False) for g in groups]
-            indptr, indices = csr_by_counting(person_codes, item_codes, n)
+            indptr, indices = csr_by_counting(
+                person_codes, item_codes, n, m, person_maps, item_maps
+            )
             return cls._finish(indptr, indices, person_labels, item_labels, all_items_held)
+        for codes, maps in ((person_codes, person_maps), (item_codes, item_maps)):
+            if maps is not None:
+                codes[:] = [group_map[group] for group_map, group in zip(maps, codes, strict=True)]
         _check_key_range(n, m)
         keys = np.concatenate([g.astype(np.int64) for g in person_codes]) * max(m, 1)
         keys += np.concatenate(item_codes)

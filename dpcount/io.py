@@ -741,6 +741,8 @@ class _Session:
                 _arrow_labels(encoded.item_labels, types[item]),
                 encoded.counts,
                 all_items_held=not with_counts,
+                person_maps=encoded.person_maps,
+                item_maps=encoded.item_maps,
             )
 
     @contextmanager

@@ -308,12 +308,22 @@ def test_counting_sort_csr_equals_key_sort(case):
     items = np.array([i for _, i in pairs], dtype=np.int32)
     keys = persons.astype(np.int64) * m + items
     expected_indptr, expected_indices = csr_from_keys(keys, n, m)
+    truth = sorted(set(pairs))
     cut = len(pairs) // 3
     groups = ([persons[:cut], persons[cut:]], [items[:cut], items[cut:]])
-    indptr, indices = csr_by_counting(*groups, n)
-    assert indptr.tolist() == expected_indptr.tolist()
-    assert indices.tolist() == expected_indices.tolist()
-    assert indices.dtype == np.int32 and indptr.dtype == np.int64
-    truth = sorted(set(pairs))
-    assert indices.tolist() == [i for _, i in truth]
-    assert np.diff(indptr).tolist() == [sum(1 for p, _ in truth if p == q) for q in range(n)]
+    # The same groups as the reader gives them: codes into each group's own dictionary (in
+    # the order of first appearance, reversed), with the map from it to the global codes.
+    local = [[], []], [[], []]
+    for group in zip(*groups, strict=True):
+        for column, values in enumerate(group):
+            dictionary = list(dict.fromkeys(values.tolist()))[::-1]
+            position = {value: code for code, value in enumerate(dictionary)}
+            local[0][column].append(np.array([position[v] for v in values], dtype=np.int32))
+            local[1][column].append(np.array(dictionary, dtype=np.int32))
+    for codes, maps in ((groups, (None, None)), (local[0], local[1])):
+        indptr, indices = csr_by_counting(list(codes[0]), list(codes[1]), n, m, *maps)
+        assert indptr.tolist() == expected_indptr.tolist()
+        assert indices.tolist() == expected_indices.tolist()
+        assert indices.dtype == np.int32 and indptr.dtype == np.int64
+        assert indices.tolist() == [i for _, i in truth]
+        assert np.diff(indptr).tolist() == [sum(1 for p, _ in truth if p == q) for q in range(n)]

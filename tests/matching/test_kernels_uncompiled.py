@@ -104,6 +104,7 @@ SCRIPT = textwrap.dedent(
         [persons[:250].astype(np.int32), persons[250:].astype(np.int32)],
         [items[:250].astype(np.int32), items[250:].astype(np.int32)],
         60,
+        40,
     )
     keys = np.unique(persons * 40 + items)
     assert indptr.tolist() == np.searchsorted(keys // 40, np.arange(61)).tolist()
