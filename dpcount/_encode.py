@@ -59,37 +59,46 @@ class NeedsChecks(Exception):
 class EncodedPairs:
     """Codes of every row (unsorted, duplicates kept) and the sorted distinct labels."""
 
-    person_codes: list[np.ndarray]  # int32 per group of rows, indices into its person map
-    item_codes: list[np.ndarray]  # int32 per group of rows, indices into its item map
-    person_maps: list[np.ndarray]  # int32 per group: its dictionary's indices into person_labels
-    item_maps: list[np.ndarray]  # int32 per group: its dictionary's indices into item_labels
+    person_codes: list[np.ndarray]  # int32 per chunk of rows, indices into its person map
+    item_codes: list[np.ndarray]  # int32 per chunk of rows, indices into its item map
+    person_maps: list[np.ndarray]  # int32 per chunk: its dictionary's indices into person_labels
+    item_maps: list[np.ndarray]  # int32 per chunk: its dictionary's indices into item_labels
     person_labels: np.ndarray
     item_labels: np.ndarray
     counts: np.ndarray | None  # int64, one per row, or None
 
 
-#: A group's codes (int32) and its dictionary.
-_Encoded = tuple[np.ndarray, "pa.Array"]
+@dataclass(frozen=True)
+class _Encoded:
+    """One group of one column: int32 codes per chunk into ``dictionary``, read-only views of
+    Arrow's buffers (never copied), and, where the dictionary held values no row uses, the map
+    from a code to its value's position among the used ones (else None)."""
+
+    codes: list[np.ndarray]
+    dictionary: pa.Array
+    remap: np.ndarray | None = None
 
 
 class _Column:
     """Per-group codes and dictionaries of one id column."""
 
     def __init__(self) -> None:
-        self.codes: list[np.ndarray] = []
-        self.dictionaries: list[pa.Array] = []
+        self.groups: list[_Encoded] = []
 
     def add(self, encoded: _Encoded) -> None:
-        self.codes.append(encoded[0])
-        self.dictionaries.append(encoded[1])
+        self.groups.append(encoded)
+
+    def chunk_codes(self) -> list[np.ndarray]:
+        """The codes of every chunk, in order."""
+        return [codes for group in self.groups for codes in group.codes]
 
     def unify(self) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Sorted distinct labels, and per group the map from its dictionary to their ranks."""
+        """Sorted distinct labels, and per chunk the map from its codes to their ranks."""
         import pyarrow as pa
         import pyarrow.compute as pc
 
         pool = _memory_pool()
-        dictionaries = self.dictionaries
+        dictionaries = [group.dictionary for group in self.groups]
         if pa.types.is_string(dictionaries[0].type):  # 32-bit offsets could overflow
             dictionaries = [d.cast(pa.large_string(), memory_pool=pool) for d in dictionaries]
         merged = pc.dictionary_encode(pa.concat_arrays(dictionaries, pool), memory_pool=pool)
@@ -113,8 +122,11 @@ class _Column:
         else:
             rank[order] = np.arange(order.size)
         to_rank = rank[merged.indices.to_numpy()]
-        bounds = np.cumsum([0] + [len(d) for d in self.dictionaries])
-        maps = [to_rank[a:b] for a, b in itertools.pairwise(bounds)]
+        bounds = np.cumsum([0] + [len(d) for d in dictionaries])
+        maps = []
+        for group, (a, b) in zip(self.groups, itertools.pairwise(bounds), strict=True):
+            group_map = to_rank[a:b] if group.remap is None else to_rank[a:b][group.remap]
+            maps += [group_map] * len(group.codes)
         return labels, maps
 
 
@@ -166,15 +178,17 @@ def _encode_column(array: pa.ChunkedArray) -> _Encoded:
         raise NeedsChecks("null id")
     if pa.types.is_dictionary(array.type):
         return _dictionary_codes(array)
-    encoded = pc.dictionary_encode(array, memory_pool=_memory_pool())
-    chunks = encoded.chunks
-    # A writable NumPy copy: the codes are mapped to global ranks in place later, and Arrow's
-    # buffers go back to its pool now.
-    codes = np.concatenate([chunk.indices.to_numpy() for chunk in chunks])
-    return codes, chunks[-1].dictionary
+    chunks = pc.dictionary_encode(array, memory_pool=_memory_pool()).chunks
+    return _Encoded(_chunk_codes(chunks), chunks[-1].dictionary)
 
 
-def _dictionary_codes(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+def _chunk_codes(chunks: list[pa.DictionaryArray]) -> list[np.ndarray]:
+    """The chunks' dictionary indices as int32 NumPy arrays: views of Arrow's buffers where
+    they are int32 already (as Arrow's encoder and Parquet make them), else converted."""
+    return [chunk.indices.to_numpy().astype(np.int32, copy=False) for chunk in chunks]
+
+
+def _dictionary_codes(array: pa.ChunkedArray) -> _Encoded:
     """Codes and dictionary of a dictionary-typed column without nulls among its indices.
 
     The chunks' dictionaries are unified (hashing only their values, not the rows).  A
@@ -193,13 +207,14 @@ def _dictionary_codes(array: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
         dictionary = chunks[0].dictionary
     if dictionary.null_count:
         raise NeedsChecks("null id")
-    codes = np.concatenate([chunk.indices.to_numpy() for chunk in chunks], dtype=np.int32)
+    codes = _chunk_codes(chunks)
     used = np.zeros(len(dictionary), dtype=bool)
-    used[codes] = True
-    if not used.all():
-        np.take(np.cumsum(used, dtype=np.int32) - 1, codes, out=codes)
-        dictionary = pc.filter(dictionary, pa.array(used), memory_pool=pool)
-    return codes, dictionary
+    for c in codes:
+        used[c] = True
+    if used.all():
+        return _Encoded(codes, dictionary)
+    remap = np.cumsum(used, dtype=np.int32) - 1
+    return _Encoded(codes, pc.filter(dictionary, pa.array(used), memory_pool=pool), remap)
 
 
 def _collect(
@@ -244,7 +259,7 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
                     raise NeedsChecks("negative count")
                 counts.append(values)
             total += batch.num_rows
-            if len(persons.codes) % 16 == 0:
+            if len(persons.groups) % 16 == 0:
                 release_free_memory()  # earlier groups' labels and Arrow buffers
         while in_flight:
             _collect(in_flight.popleft(), persons, items)
@@ -255,8 +270,8 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
         )
     release_free_memory()  # the unification's hash tables and concatenated dictionaries
     return EncodedPairs(
-        person_codes=persons.codes,
-        item_codes=items.codes,
+        person_codes=persons.chunk_codes(),
+        item_codes=items.chunk_codes(),
         person_maps=person_maps,
         item_maps=item_maps,
         person_labels=person_labels,

@@ -33,8 +33,13 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from dpcount._memory import release_free_memory
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.validation import MAX_ITEMS
+
+#: Pairs from which CSR is built by the compiled passes of :mod:`dpcount._csr`; below, NumPy
+#: alone (compiling or loading the kernels would cost more than it saves).
+COMPILED_MIN_PAIRS = 1 << 21
 
 if TYPE_CHECKING:
     import igraph
@@ -42,10 +47,6 @@ if TYPE_CHECKING:
     import scipy.sparse
 
 __all__ = ["GraphSummary", "PersonItemGraph"]
-
-#: Pairs from which CSR is built by the compiled counting sort of :mod:`dpcount._csr`; below,
-#: NumPy sorts pair keys (compiling or loading the kernel would cost more than it saves).
-COMPILED_MIN_PAIRS = 1 << 21
 
 
 # --------------------------------------------------------------------------------------------
@@ -466,28 +467,23 @@ class PersonItemGraph:
         into ``person_labels`` (items likewise): each group's own dictionary, mapped to the
         sorted labels.
 
-        Many pairs without counts go through a compiled counting sort (:mod:`dpcount._csr`),
-        which reads the groups and applies the maps as it goes; otherwise the pair keys are
-        sorted (:meth:`_from_keys`).
+        The pairs become keys ``person * n_items + item`` group by group, each group dropped
+        from its list once used (so the input's memory empties as the keys fill), and the keys
+        are sorted: for many pairs without counts by the compiled passes of :mod:`dpcount._csr`
+        around NumPy's sort, otherwise by NumPy alone (:meth:`_from_keys`).
         """
         n, m = person_labels.size, item_labels.size
         if m > MAX_ITEMS or n > MAX_ITEMS:
             raise DataError(f"{n} persons and {m} items: ids are limited to 2**31 - 1 each")
+        _check_key_range(n, m)
         if counts is None and sum(g.size for g in person_codes) >= COMPILED_MIN_PAIRS:
-            from dpcount._csr import csr_by_counting  # imports numba: only for large inputs
+            from dpcount._csr import csr_by_sorting  # imports numba: only for large inputs
 
-            for groups in (person_codes, item_codes):  # in the list: csr_by_counting frees
-                groups[:] = [g.astype(np.int32, copy=False) for g in groups]
-            indptr, indices = csr_by_counting(
-                person_codes, item_codes, n, m, person_maps, item_maps
+            indptr, indices = csr_by_sorting(
+                person_codes, item_codes, n, max(m, 1), person_maps, item_maps
             )
             return cls._finish(indptr, indices, person_labels, item_labels, all_items_held)
-        for codes, maps in ((person_codes, person_maps), (item_codes, item_maps)):
-            if maps is not None:
-                codes[:] = [group_map[group] for group_map, group in zip(maps, codes, strict=True)]
-        _check_key_range(n, m)
-        keys = np.concatenate([g.astype(np.int64) for g in person_codes]) * max(m, 1)
-        keys += np.concatenate(item_codes)
+        keys = _pair_keys(person_codes, item_codes, max(m, 1), person_maps, item_maps)
         return cls._from_keys(
             keys, person_labels, item_labels, counts, all_items_held=all_items_held
         )
@@ -936,6 +932,40 @@ def _check_key_range(n: int, m: int) -> None:
 
 
 _BLOCK = 1 << 20  # elements per block when scanning pair keys (bounds temporaries)
+_RELEASED = np.empty(0, dtype=np.int32)  # what a used group of codes is replaced by
+
+
+def _pair_keys(
+    person_codes: list[np.ndarray],
+    item_codes: list[np.ndarray],
+    m: int,
+    person_maps: list[np.ndarray] | None,
+    item_maps: list[np.ndarray] | None,
+) -> np.ndarray:
+    """``person * m + item`` (int64) of every pair, group by group; empties the two lists.
+
+    Group k's codes are mapped through ``person_maps[k]`` / ``item_maps[k]`` when given.  A
+    group is released as soon as its keys are written, and freed memory is handed back to the
+    system every few groups, so the peak is the keys plus one group.
+    """
+    keys = np.empty(sum(g.size for g in person_codes), dtype=np.int64)
+    start = 0
+    for k in range(len(person_codes)):
+        persons, items = person_codes[k], item_codes[k]
+        if person_maps is not None:
+            persons = person_maps[k][persons]
+        if item_maps is not None:
+            items = item_maps[k][items]
+        block = keys[start : start + persons.size]
+        np.multiply(persons, m, out=block, dtype=np.int64)
+        np.add(block, items, out=block)
+        start += persons.size
+        person_codes[k] = item_codes[k] = _RELEASED
+        del persons, items
+        if k % 8 == 7:
+            release_free_memory()
+    release_free_memory()
+    return keys
 
 
 def csr_from_keys(keys: np.ndarray, n: int, m: int) -> tuple[np.ndarray, np.ndarray]:

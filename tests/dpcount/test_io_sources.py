@@ -2,9 +2,8 @@
 
 Sources: CSV, TSV, Parquet and a Parquet glob (each read by Arrow and by DuckDB), JSON lines,
 SQL, pandas (NumPy- and Arrow-backed), polars eager and lazy, an Arrow table and reader, a DuckDB
-relation.  The streaming encoder is
-run with one encoding group and with many (tiny groups), and the CSR with the NumPy key sort and
-the compiled counting sort.
+relation.  The streaming encoder is run with one encoding group and with many (tiny groups),
+and the CSR built by NumPy alone and by the compiled passes around NumPy's sort.
 """
 
 from __future__ import annotations
@@ -29,8 +28,8 @@ import dpcount._encode
 import dpcount._parquet
 import dpcount.graph
 from dpcount import DataError, PersonItemGraph
-from dpcount._csr import csr_by_counting
-from dpcount.graph import csr_from_keys
+from dpcount._csr import csr_by_sorting
+from dpcount.graph import _pair_keys, csr_from_keys
 from dpcount.io import DroppedRowsWarning, read_pairs
 
 _PARQUET_BATCHES = dpcount._parquet.parquet_batches
@@ -143,7 +142,7 @@ def test_every_source_gives_the_same_graph(kind, data, tiny, monkeypatch):
     has_nulls = any(p is None or i is None for p, i in rows)
     assume(any(p is not None and i is not None for p, i in rows))
     # Tiny encoding groups (dictionaries unified across many) and the compiled CSR builder, or
-    # one group and the NumPy key sort.
+    # one group and NumPy alone.
     monkeypatch.setattr(dpcount._encode, "_ROWS_PER_GROUP", 4 if tiny else 1 << 20)
     monkeypatch.setattr(dpcount.graph, "COMPILED_MIN_PAIRS", 0 if tiny else 1 << 21)
     expected = _expected(rows, kind)
@@ -301,13 +300,11 @@ def test_unreadable_file(tmp_path):
         )
     )
 )
-def test_counting_sort_csr_equals_key_sort(case):
+def test_both_csr_builders_give_the_pairs_csr(case):
     n, m, pairs = case
     pairs = [(p, i % m) for p, i in pairs]
     persons = np.array([p for p, _ in pairs], dtype=np.int32)
     items = np.array([i for _, i in pairs], dtype=np.int32)
-    keys = persons.astype(np.int64) * m + items
-    expected_indptr, expected_indices = csr_from_keys(keys, n, m)
     truth = sorted(set(pairs))
     cut = len(pairs) // 3
     groups = ([persons[:cut], persons[cut:]], [items[:cut], items[cut:]])
@@ -321,9 +318,16 @@ def test_counting_sort_csr_equals_key_sort(case):
             local[0][column].append(np.array([position[v] for v in values], dtype=np.int32))
             local[1][column].append(np.array(dictionary, dtype=np.int32))
     for codes, maps in ((groups, (None, None)), (local[0], local[1])):
-        indptr, indices = csr_by_counting(list(codes[0]), list(codes[1]), n, m, *maps)
-        assert indptr.tolist() == expected_indptr.tolist()
-        assert indices.tolist() == expected_indices.tolist()
-        assert indices.dtype == np.int32 and indptr.dtype == np.int64
-        assert indices.tolist() == [i for _, i in truth]
-        assert np.diff(indptr).tolist() == [sum(1 for p, _ in truth if p == q) for q in range(n)]
+        for build in (_numpy_csr, csr_by_sorting):
+            person_groups, item_groups = list(codes[0]), list(codes[1])
+            indptr, indices = build(person_groups, item_groups, n, m, *maps)
+            assert all(g.size == 0 for g in person_groups + item_groups)  # released as used
+            assert indices.dtype == np.int32 and indptr.dtype == np.int64
+            assert indices.tolist() == [i for _, i in truth]
+            rows = [sum(1 for p, _ in truth if p == q) for q in range(n)]
+            assert np.diff(indptr).tolist() == rows
+
+
+def _numpy_csr(person_groups, item_groups, n, m, person_maps, item_maps):
+    """The CSR builder for fewer pairs: keys by NumPy, sorted by NumPy."""
+    return csr_from_keys(_pair_keys(person_groups, item_groups, m, person_maps, item_maps), n, m)

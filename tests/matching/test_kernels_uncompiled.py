@@ -1,8 +1,8 @@
 """The compiled kernels run as plain Python, where every array access is bounds-checked.
 
 Every kernel of ``matching`` and ``mechanisms`` (incremental, greedy, sampling, GEM's envelope,
-the set-union capping and policies) and the reader's CSR construction (``dpcount._csr``) runs
-here; the script fails if a kernel was not reached.
+the set-union capping and policies), the keyed pair hash and the reader's CSR construction
+(``dpcount._csr``) run here; the script fails if a kernel was not reached.
 
 Numba does not check bounds, so an indexing slip corrupts memory silently (an early version of
 the incremental kernel over-filled its visit list that way).  Running the same kernels with
@@ -96,11 +96,11 @@ SCRIPT = textwrap.dedent(
         for g, label in enumerate(grouped.group_labels):
             assert curves[g].tolist() == dc_curve(grouped.group(label), 6, method).tolist()
     assert grouped_curves(grouped, 6, "sampling", rng=3).shape == (grouped.n_groups, 6)
-    # The reader's CSR by counting sort (compiled only from ~2M pairs on in real use).
-    from dpcount._csr import csr_by_counting
+    # The reader's CSR by sorted keys (compiled only from ~2M pairs on in real use).
+    from dpcount._csr import csr_by_sorting
     persons = rng.integers(0, 50, 600)
     items = rng.integers(0, 40, 600)
-    indptr, indices = csr_by_counting(
+    indptr, indices = csr_by_sorting(
         [persons[:250].astype(np.int32), persons[250:].astype(np.int32)],
         [items[:250].astype(np.int32), items[250:].astype(np.int32)],
         60,
