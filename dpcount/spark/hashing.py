@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,14 @@ import numpy as np
 from dpcount._hashing import label_keys
 from dpcount._rng import RNGLike, spawn
 
-__all__ = ["as_long", "item_noise", "label_key_column", "pair_hash", "release_key"]
+__all__ = [
+    "as_long",
+    "item_noise",
+    "label_key_column",
+    "native_label_key",
+    "pair_hash",
+    "release_key",
+]
 
 
 def as_long(value: int) -> int:
@@ -51,21 +59,34 @@ def as_long(value: int) -> int:
     return value - (1 << 64) if value >= 1 << 63 else value
 
 
-def label_key_column(frame: Any, column: str) -> Any:
-    """The label key (:func:`dpcount._hashing.label_keys`) of ``frame[column]`` as a long column.
+def native_label_key(kind: Any) -> Callable[[Any], Any] | None:
+    """The label key of values of Spark type ``kind`` as a JVM expression of a column, or None.
 
-    Native ``xxhash64`` for strings, integers and booleans (as bigint); other types through an
-    Arrow UDF running the local function, which hashes them by type name and ``repr``.
+    Native ``xxhash64`` for strings, integers and booleans (as bigint), usable anywhere,
+    inside higher-order functions too; other types have no native form.
     """
-    import pandas as pd
     from pyspark.sql import functions as F
     from pyspark.sql import types as T
 
-    kind = frame.schema[column].dataType
     if isinstance(kind, T.StringType):
-        return F.xxhash64(F.col(column))
+        return F.xxhash64
     if isinstance(kind, T.IntegralType | T.BooleanType):
-        return F.xxhash64(F.col(column).cast("long"))
+        return lambda values: F.xxhash64(values.cast("long"))
+    return None
+
+
+def label_key_column(frame: Any, column: str) -> Any:
+    """The label key (:func:`dpcount._hashing.label_keys`) of ``frame[column]`` as a long column.
+
+    Natively where :func:`native_label_key` can; other types through an Arrow UDF running the
+    local function, which hashes them by type name and ``repr``.
+    """
+    import pandas as pd
+    from pyspark.sql import functions as F
+
+    native = native_label_key(frame.schema[column].dataType)
+    if native is not None:
+        return native(F.col(column))
 
     def keys(values: pd.Series) -> pd.Series:
         return pd.Series(label_keys(values.to_numpy()).view(np.int64))

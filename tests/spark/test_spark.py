@@ -125,6 +125,28 @@ def test_graph_weights_and_curve_equal_local(spark: Any, pairs: list, key: int, 
         assert np.array_equal(got, expected)  # bit for bit: the same summation order
 
 
+@pytest.mark.parametrize("kind", ["double", "bigint"])
+def test_items_keyed_locally_or_natively_equal_local(spark: Any, kind: str) -> None:
+    """Doubles have no native label key (keyed by the local function before the shuffle);
+    integers are keyed inside the sort: curves and weights equal the local ones either way."""
+    rng = np.random.default_rng(7)
+    persons = rng.integers(0, 15, 120).tolist()
+    items = (rng.integers(0, 30, 120) * (0.5 if kind == "double" else 1)).tolist()
+    df = spark.createDataFrame(list(zip(persons, items, strict=True)), f"u bigint, w {kind}")
+    graph = PersonItemGraph.from_pairs(persons, items)
+    prepared = prepare_pairs(df, "u", "w", dedupe=False)
+    key = int(np.random.default_rng(0).integers(0, 2**64 - 1, dtype=np.uint64, endpoint=True))
+    local = sampling_curve(graph, 5, rng=np.random.default_rng(0))
+    assert spark_curve(prepared, 5, key).tolist() == local.tolist()
+    capped = cap_contributions_keyed(
+        CappedSets.from_graph(graph), graph.person_labels, graph.item_labels, 3, key
+    )
+    table = weights_frame(prepared, "weighted_gaussian", 3, key).toPandas()
+    got = np.zeros(graph.n_items)
+    got[np.searchsorted(graph.item_labels, table["i"].to_numpy())] = table["w"]
+    assert np.array_equal(got, basic_weights(capped, 2))
+
+
 def test_neighbour_audit_of_distributed_weights(spark: Any) -> None:
     """Adding one person moves the ℓ1 (resp. ℓ2) weight vector by ≤ 1; their t novel items
     weigh 1/t (resp. 1/√t): the sensitivity the thresholds assume."""
