@@ -111,8 +111,7 @@ def csr_by_sorting(
     start = 0
     for k in range(len(person_codes)):
         size = person_codes[k].size
-        block = keys[start : start + size]
-        _fill_keys(person_codes[k], item_codes[k], p_maps[k], i_maps[k], block)
+        _fill_keys(person_codes[k], item_codes[k], p_maps[k], i_maps[k], keys[start:][:size])
         start += size
         person_codes[k] = item_codes[k] = _RELEASED
         if k % 8 == 7:
@@ -120,6 +119,6 @@ def csr_by_sorting(
     release_free_memory()
     keys.sort()
     indptr, written = _rows_of_sorted_keys(keys, buffer, n)
-    del keys, block
+    del keys
     buffer.resize(written, refcheck=False)  # the owner, no view left: shrinks without a copy
     return indptr, buffer

@@ -5,9 +5,9 @@ The reader hands this module a stream of Arrow record batches with the columns `
 columns in two threads) and only its small ``int32`` codes and its dictionary are kept – never the
 rows' labels.  At the end the batch dictionaries are unified, the distinct labels sorted (strings
 by code point, numbers numerically: the data-independent order of :mod:`dpcount.graph`), and each
-group gets a map from its dictionary to the ranks of those labels.  The rows' codes are not
-rewritten: the CSR construction applies the maps as it reads them
-(:meth:`dpcount.graph.PersonItemGraph._from_code_groups`), which also deduplicates.
+chunk of rows gets the map from its group's dictionary to the ranks of those labels.  The codes
+stay in Arrow's buffers and are never rewritten: the CSR construction applies the maps as it
+reads them (:meth:`dpcount.graph.PersonItemGraph._from_code_groups`), and deduplicates.
 
 Memory per row is 8 bytes of codes (4 per column) plus, while a group is encoded, its labels.
 

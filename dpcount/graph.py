@@ -37,16 +37,16 @@ from dpcount._memory import release_free_memory
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.validation import MAX_ITEMS
 
-#: Pairs from which CSR is built by the compiled passes of :mod:`dpcount._csr`; below, NumPy
-#: alone (compiling or loading the kernels would cost more than it saves).
-COMPILED_MIN_PAIRS = 1 << 21
-
 if TYPE_CHECKING:
     import igraph
     import networkx
     import scipy.sparse
 
 __all__ = ["GraphSummary", "PersonItemGraph"]
+
+#: Pairs from which CSR is built by the compiled passes of :mod:`dpcount._csr`; below, NumPy
+#: alone (compiling or loading the kernels would cost more than it saves).
+COMPILED_MIN_PAIRS = 1 << 21
 
 
 # --------------------------------------------------------------------------------------------
@@ -467,10 +467,11 @@ class PersonItemGraph:
         into ``person_labels`` (items likewise): each group's own dictionary, mapped to the
         sorted labels.
 
-        The pairs become keys ``person * n_items + item`` group by group, each group dropped
-        from its list once used (so the input's memory empties as the keys fill), and the keys
-        are sorted: for many pairs without counts by the compiled passes of :mod:`dpcount._csr`
-        around NumPy's sort, otherwise by NumPy alone (:meth:`_from_keys`).
+        The pairs become 64-bit keys that order by person, then item, group by group, each
+        group dropped from its list once used (so the input's memory empties as the keys
+        fill), and the keys are sorted: for many pairs without counts by the compiled passes
+        of :mod:`dpcount._csr` around NumPy's sort, otherwise by NumPy alone
+        (:meth:`_from_keys`).
         """
         n, m = person_labels.size, item_labels.size
         if m > MAX_ITEMS or n > MAX_ITEMS:
