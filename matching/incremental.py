@@ -159,6 +159,27 @@ def _augment(
     return False, n_visited
 
 
+@kernel("(int64, int64, boolean[::1], int64[::1], int64, int64[::1], int64[::1], int64)")
+def _label(
+    u: int,
+    layer: int,
+    dead: np.ndarray,
+    seen: np.ndarray,
+    bfs: int,
+    dist: np.ndarray,
+    queue: np.ndarray,
+    tail: int,
+) -> int:
+    """Put a live person not yet seen in this layering at ``layer`` and on the queue; the new
+    queue length (unchanged if u was dead or labelled already)."""
+    if dead[u] or seen[u] == bfs:
+        return tail
+    seen[u] = bfs
+    dist[u] = layer
+    queue[tail] = u
+    return tail + 1
+
+
 @kernel(
     "(int64[::1], int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1], boolean[::1],"
     " int64[::1], int64[::1], int64, int64[::1])"
@@ -185,12 +206,7 @@ def _layers(
     """
     tail = 0
     for b in range(n_pending):
-        p = pending[b]
-        if not dead[p] and seen[p] != bfs:
-            seen[p] = bfs
-            dist[p] = 0
-            queue[tail] = p
-            tail += 1
+        tail = _label(pending[b], 0, dead, seen, bfs, dist, queue, tail)
     found = -1
     head = 0
     while head < tail:
@@ -201,11 +217,11 @@ def _layers(
             break  # the layer at distance `found` is complete
         for q in range(indptr[u], indptr[u + 1]):
             w = owner[indices[q]]
-            if w != -1 and w != u and not dead[w] and seen[w] != bfs:
-                seen[w] = bfs
-                dist[w] = k + 1
-                queue[tail] = w
-                tail += 1
+            if w == -1 or w == u:
+                continue
+            labelled = _label(w, k + 1, dead, seen, bfs, dist, queue, tail)
+            if labelled > tail:
+                tail = labelled
                 if found == -1 and _has_free_item(w, indptr, indices, owner, pointer):
                     found = k + 1
     return found, tail
@@ -334,11 +350,9 @@ def _reverse_layers(
         f = free[b]
         for r in range(item_indptr[f], item_indptr[f + 1]):
             u = holders[r]
-            if not dead[u] and seen[u] != bfs:
-                seen[u] = bfs
-                dist[u] = 0
-                queue[tail] = u
-                tail += 1
+            labelled = _label(u, 0, dead, seen, bfs, dist, queue, tail)
+            if labelled > tail:
+                tail = labelled
                 if found == -1 and _is_waiting(u, ell, indptr, load):
                     found = 0
     head = 0
@@ -354,11 +368,9 @@ def _reverse_layers(
                 continue
             for r in range(item_indptr[j], item_indptr[j + 1]):
                 u = holders[r]
-                if not dead[u] and seen[u] != bfs:
-                    seen[u] = bfs
-                    dist[u] = -(k + 1)
-                    queue[tail] = u
-                    tail += 1
+                labelled = _label(u, -(k + 1), dead, seen, bfs, dist, queue, tail)
+                if labelled > tail:
+                    tail = labelled
                     if found == -1 and _is_waiting(u, ell, indptr, load):
                         found = k + 1
     return found, tail
