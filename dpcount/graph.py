@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from dpcount._dense import dense_codes
 from dpcount._memory import release_free_memory
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.validation import MAX_ITEMS
@@ -127,17 +128,9 @@ def _as_label_array(values: Any, what: str) -> np.ndarray:
 
 def _encode(values: np.ndarray, what: str) -> tuple[np.ndarray, np.ndarray]:
     """Sorted unique labels and, for each value, the index of its label."""
-    if values.dtype.kind in "iu" and values.size:
-        # Dense integer ids (the common case for encoded data): O(n + span), no sort.
-        low = values.min()
-        span = int(values.max()) - int(low) + 1
-        if span <= 4 * values.size + 1_000_000:
-            offsets = (values - low).astype(np.intp)
-            present = np.zeros(span, dtype=bool)
-            present[offsets] = True
-            rank = np.cumsum(present) - 1
-            labels = low + np.flatnonzero(present).astype(values.dtype)  # stays (u)int64
-            return labels, rank[offsets]
+    dense = dense_codes(values)  # narrow-range integers (the common case): no sort
+    if dense is not None:
+        return dense
     # Sort-based (np.unique hashes in NumPy >= 2.3, many times slower on per-pair arrays).
     try:
         order = np.argsort(values, kind="stable")
