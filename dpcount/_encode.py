@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dpcount._dense import dense_codes
 from dpcount._memory import release_free_memory
 from dpcount.errors import DataError
 
@@ -85,8 +86,8 @@ class _Column:
     def __init__(self) -> None:
         self.groups: list[_Encoded] = []
 
-    def add(self, encoded: _Encoded) -> None:
-        self.groups.append(encoded)
+    def add(self, encoded: list[_Encoded]) -> None:
+        self.groups += encoded
 
     def chunk_codes(self) -> list[np.ndarray]:
         """The codes of every chunk, in order."""
@@ -97,8 +98,12 @@ class _Column:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        pool = _memory_pool()
         dictionaries = [group.dictionary for group in self.groups]
+        if pa.types.is_integer(dictionaries[0].type):
+            dense = dense_codes(np.concatenate([d.to_numpy() for d in dictionaries]))
+            if dense is not None:
+                return self._maps(*dense)
+        pool = _memory_pool()
         if pa.types.is_string(dictionaries[0].type):  # 32-bit offsets could overflow
             dictionaries = [d.cast(pa.large_string(), memory_pool=pool) for d in dictionaries]
         merged = pc.dictionary_encode(pa.concat_arrays(dictionaries, pool), memory_pool=pool)
@@ -108,8 +113,6 @@ class _Column:
                 raise NeedsChecks("empty-string id")
         if pa.types.is_floating(distinct.type) and pc.any(pc.is_nan(distinct)).as_py():
             raise NeedsChecks("NaN id")
-        if len(distinct) > _MAX_LABELS:
-            raise DataError(f"{len(distinct)} distinct ids in one column exceed 2**31 - 1")
         order = pc.sort_indices(distinct, memory_pool=pool).to_numpy()
         labels = pc.take(distinct, order, memory_pool=pool).to_numpy(zero_copy_only=False)
         rank = np.empty(order.size, dtype=np.int32)  # at most _MAX_LABELS (checked later)
@@ -121,8 +124,14 @@ class _Column:
             labels = labels[fresh]
         else:
             rank[order] = np.arange(order.size)
-        to_rank = rank[merged.indices.to_numpy()]
-        bounds = np.cumsum([0] + [len(d) for d in dictionaries])
+        return self._maps(labels, rank[merged.indices.to_numpy()])
+
+    def _maps(self, labels: np.ndarray, to_rank: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+        """``labels`` and each chunk's map, given the rank of every entry of the groups'
+        dictionaries laid end to end (``to_rank``)."""
+        if len(labels) > _MAX_LABELS:
+            raise DataError(f"{len(labels)} distinct ids in one column exceed 2**31 - 1")
+        bounds = np.cumsum([0] + [len(group.dictionary) for group in self.groups])
         maps = []
         for group, (a, b) in zip(self.groups, itertools.pairwise(bounds), strict=True):
             group_map = to_rank[a:b] if group.remap is None else to_rank[a:b][group.remap]
@@ -163,13 +172,15 @@ def _regroup(batches: Iterable[pa.RecordBatch], rows: int) -> Iterator[pa.Table]
         yield pa.Table.from_batches(pending)
 
 
-def _encode_column(array: pa.ChunkedArray) -> _Encoded:
-    """Codes and one dictionary for all chunks of ``array``.
+def _encode_column(array: pa.ChunkedArray) -> list[_Encoded]:
+    """Codes and dictionaries for all chunks of ``array``: one dictionary for all, or, for a
+    column that is dictionary-typed already, one per run of chunks sharing one.
 
     Arrow encodes the chunks with one shared hash table, so each chunk's dictionary is a prefix
-    of the last one and every chunk's indices are valid for it.  A column that is already
-    dictionary-encoded (Parquet's own dictionaries, read as such) is not hashed row by row:
-    only its chunks' dictionaries are unified (:func:`_dictionary_codes`).
+    of the last one and every chunk's indices are valid for it.  Integers from a narrow range
+    are encoded through a table instead (:func:`dpcount._dense.dense_codes`).  A column that is
+    already dictionary-encoded (Parquet's own dictionaries, read as such) is not hashed at all:
+    its dictionaries are unified with all others at the end (:meth:`_Column.unify`).
     """
     import pyarrow as pa
     import pyarrow.compute as pc
@@ -177,9 +188,14 @@ def _encode_column(array: pa.ChunkedArray) -> _Encoded:
     if array.null_count:
         raise NeedsChecks("null id")
     if pa.types.is_dictionary(array.type):
-        return _dictionary_codes(array)
+        return _dictionary_runs(array.chunks)
+    if pa.types.is_integer(array.type):
+        dense = dense_codes(array.to_numpy())
+        if dense is not None:  # codes split as the chunks are (views), as the other column's
+            bounds = np.cumsum([len(chunk) for chunk in array.chunks])[:-1]
+            return [_Encoded(np.split(dense[1], bounds), pa.array(dense[0]))]
     chunks = pc.dictionary_encode(array, memory_pool=_memory_pool()).chunks
-    return _Encoded(_chunk_codes(chunks), chunks[-1].dictionary)
+    return [_Encoded(_chunk_codes(chunks), chunks[-1].dictionary)]
 
 
 def _chunk_codes(chunks: list[pa.DictionaryArray]) -> list[np.ndarray]:
@@ -188,23 +204,31 @@ def _chunk_codes(chunks: list[pa.DictionaryArray]) -> list[np.ndarray]:
     return [chunk.indices.to_numpy().astype(np.int32, copy=False) for chunk in chunks]
 
 
-def _dictionary_codes(array: pa.ChunkedArray) -> _Encoded:
-    """Codes and dictionary of a dictionary-typed column without nulls among its indices.
+def _dictionary_runs(chunks: list[pa.DictionaryArray]) -> list[_Encoded]:
+    """One :class:`_Encoded` per run of consecutive chunks with equal dictionaries.
 
-    The chunks' dictionaries are unified (hashing only their values, not the rows).  A
-    dictionary may hold values no row uses (a writer may keep them); those are removed, so that
-    every label is some row's, as when the rows are hashed.
+    The batches of one Parquet row group share its dictionary; a group of batches may span
+    row groups.  Comparing dictionaries costs little, where unifying them would hash their
+    values once per group and again across groups.
+    """
+    runs, start = [], 0
+    for end in range(1, len(chunks) + 1):
+        if end == len(chunks) or not chunks[end].dictionary.equals(chunks[start].dictionary):
+            runs.append(_dictionary_run(chunks[start:end]))
+            start = end
+    return runs
+
+
+def _dictionary_run(chunks: list[pa.DictionaryArray]) -> _Encoded:
+    """Codes and dictionary of chunks sharing one dictionary, with no nulls among their indices.
+
+    A dictionary may hold values no row uses (a writer may keep them); those are removed, so
+    that every label is some row's, as when the rows are hashed.
     """
     import pyarrow as pa
     import pyarrow.compute as pc
 
-    pool = _memory_pool()
-    chunks = array.chunks
     dictionary = chunks[0].dictionary
-    # Batches of one Parquet row group share its dictionary: compare rather than hash then.
-    if not all(chunk.dictionary.equals(dictionary) for chunk in chunks[1:]):
-        chunks = array.unify_dictionaries(memory_pool=pool).chunks
-        dictionary = chunks[0].dictionary
     if dictionary.null_count:
         raise NeedsChecks("null id")
     codes = _chunk_codes(chunks)
@@ -214,11 +238,14 @@ def _dictionary_codes(array: pa.ChunkedArray) -> _Encoded:
     if used.all():
         return _Encoded(codes, dictionary)
     remap = np.cumsum(used, dtype=np.int32) - 1
-    return _Encoded(codes, pc.filter(dictionary, pa.array(used), memory_pool=pool), remap)
+    kept = pc.filter(dictionary, pa.array(used), memory_pool=_memory_pool())
+    return _Encoded(codes, kept, remap)
 
 
 def _collect(
-    encoded: tuple[Future[_Encoded], Future[_Encoded]], persons: _Column, items: _Column
+    encoded: tuple[Future[list[_Encoded]], Future[list[_Encoded]]],
+    persons: _Column,
+    items: _Column,
 ) -> None:
     """Add one group's encoded columns, in the order the groups were read."""
     persons.add(encoded[0].result())
@@ -240,7 +267,7 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
     with ThreadPoolExecutor(max_workers=2) as pool:
         # Each column of each group is a task of its own, so that both threads stay busy
         # while the next group is read (whichever column is the expensive one to hash).
-        in_flight: deque[tuple[Future[_Encoded], Future[_Encoded]]] = deque()
+        in_flight: deque[tuple[Future[list[_Encoded]], Future[list[_Encoded]]]] = deque()
         for batch in _regroup(batches, _ROWS_PER_GROUP):
             in_flight.append(
                 (
@@ -259,7 +286,7 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
                     raise NeedsChecks("negative count")
                 counts.append(values)
             total += batch.num_rows
-            if len(persons.groups) % 16 == 0:
+            if total % (16 * _ROWS_PER_GROUP) < batch.num_rows:
                 release_free_memory()  # earlier groups' labels and Arrow buffers
         while in_flight:
             _collect(in_flight.popleft(), persons, items)
