@@ -6,6 +6,9 @@ one compiled pass over the sorted keys writes the items, skips repeated pairs an
 person's row.  NumPy sorts 64-bit integers with SIMD instructions where the processor has them
 (x86-simd-sort: 0.06 s for 7.1M keys and 0.7 s for 71M with AVX-512), which beats counting
 sorts whose scattered writes miss the caches (measured 0.18 s and 3.7 s for a two-pass one).
+The keys of persons below a sampled median go to the front of the buffer and the others to
+its back, so the two parts are sorted at once on two cores (0.7 → 0.35 s at 71M) and are then
+in order end to end.
 
 The codes come in groups, as the reader produces them; a group is dropped from the caller's
 lists once its keys are written, so the input's memory empties while the keys fill; the items
@@ -43,18 +46,37 @@ __all__ = ["csr_by_sorting"]
 
 _RELEASED = np.empty(0, dtype=np.int32)
 
+#: One pair in this many is sampled to choose the person that splits the keys in two.
+_SAMPLE_STRIDE = 1024
 
-@kernel("(ro(int32[::1]), ro(int32[::1]), ro(int32[::1]), ro(int32[::1]), int64[::1])")
+
+@kernel(
+    "(ro(int32[::1]), ro(int32[::1]), ro(int32[::1]), ro(int32[::1]),"
+    " int64, int64[::1], int64, int64)"
+)
 def _fill_keys(
     person_codes: np.ndarray,
     item_codes: np.ndarray,
     person_map: np.ndarray,
     item_map: np.ndarray,
+    cut: int,
     keys: np.ndarray,
-) -> None:
-    """``keys[k] = person << 32 | item`` of pair k, each mapped through its group's dictionary."""
+    front: int,
+    back: int,
+) -> tuple[int, int]:
+    """Key ``person << 32 | item`` of each pair, each mapped through its group's dictionary:
+    keys of persons below ``cut`` go forward from ``keys[front]``, the others backward from
+    ``keys[back - 1]``.  Returns the new ``front`` and ``back``."""
     for k in range(person_codes.size):
-        keys[k] = (np.int64(person_map[person_codes[k]]) << 32) | item_map[item_codes[k]]
+        person = person_map[person_codes[k]]
+        key = (np.int64(person) << 32) | item_map[item_codes[k]]
+        if person < cut:
+            keys[front] = key
+            front += 1
+        else:
+            back -= 1
+            keys[back] = key
+    return front, back
 
 
 @kernel("(ro(int64[::1]), int32[::1], int64)")
@@ -79,6 +101,27 @@ def _rows_of_sorted_keys(keys: np.ndarray, indices: np.ndarray, n: int) -> tuple
     for p in range(n):
         indptr[p + 1] += indptr[p]
     return indptr, written
+
+
+def _median_person(person_codes: list[np.ndarray], person_maps: list[np.ndarray]) -> int:
+    """The median person of a sample of every ``_SAMPLE_STRIDE``-th pair: it splits the keys
+    into two parts of about equal size, to be sorted at the same time."""
+    sample = np.concatenate(
+        [np.empty(0, np.int32)]
+        + [m[codes[::_SAMPLE_STRIDE]] for codes, m in zip(person_codes, person_maps, strict=True)]
+    )
+    return int(np.median(sample)) if sample.size else 0
+
+
+def _sort_parts(first: np.ndarray, second: np.ndarray) -> None:
+    """Sort both arrays in place, the second in another thread (NumPy's sort leaves the GIL):
+    twice as fast as one sort of both on two cores."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        done = pool.submit(second.sort)
+        first.sort()
+        done.result()
 
 
 def csr_by_sorting(
@@ -108,16 +151,17 @@ def csr_by_sorting(
     # The keys' memory is reused for the items (4 of their 8 bytes), then shrunk in place.
     buffer = np.empty(2 * sum(g.size for g in person_codes), dtype=np.int32)
     keys = buffer.view(np.int64)
-    start = 0
+    cut = _median_person(person_codes, p_maps)
+    front, back = 0, keys.size
     for k in range(len(person_codes)):
-        size = person_codes[k].size
-        _fill_keys(person_codes[k], item_codes[k], p_maps[k], i_maps[k], keys[start:][:size])
-        start += size
+        front, back = _fill_keys(
+            person_codes[k], item_codes[k], p_maps[k], i_maps[k], cut, keys, front, back
+        )
         person_codes[k] = item_codes[k] = _RELEASED
         if k % 8 == 7:
             release_free_memory()  # the released groups' pages
     release_free_memory()
-    keys.sort()
+    _sort_parts(keys[:front], keys[front:])  # every key of the first part is below the second's
     indptr, written = _rows_of_sorted_keys(keys, buffer, n)
     del keys
     buffer.resize(written, refcheck=False)  # the owner, no view left: shrinks without a copy
