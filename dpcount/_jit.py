@@ -9,6 +9,9 @@ exactly once (a helper called with slightly different argument types would other
 compiled again) and the compiled code is written to numba's on-disk cache, where the next
 process finds it.
 
+Compiled kernels release the GIL while they run, so Python threads can run two at once (the
+halves of one pass over a large graph, on two cores).
+
 A kernel calls only kernels of its own module: numba checks a cached kernel against its own
 source file only, so a helper from another file could change without the caller noticing.
 
@@ -188,11 +191,11 @@ class Kernel:
             function = self._with_callees(lambda callee: callee.compiled)
             signature = _signature(self.signature, numba)
             try:
-                compiled = numba.njit(signature, cache=True)(function)
+                compiled = numba.njit(signature, cache=True, nogil=True)(function)
             except RuntimeError as exc:  # numba found no writable cache location at all
                 if "cannot cache" not in str(exc):
                     raise
-                compiled = numba.njit(signature)(function)
+                compiled = numba.njit(signature, nogil=True)(function)
             self._compiled = compiled
         return self._compiled
 

@@ -15,10 +15,11 @@ load.  Phase ℓ starts with every still-useful person at load ℓ − 1 and giv
    shortest augmenting paths along the layers, until a layering shows that no augmenting path
    is left.  Each phase searches from the smaller side, as a direction-optimising breadth-first
    search does: forward from the waiting persons, or backward from the free items — item →
-   its holders (through the transpose of the graph, built on first use) → an item the holder
-   owns → its holders … — when the free items' holders are fewer than the waiting persons'
-   pairs.  On Reddit-like data at ℓ = 1, half the persons wait for a few thousand free items,
-   and the backward search is 3× faster over the whole curve.
+   its holders (through the transpose of the graph: built on first use, or, for large graphs,
+   before the curve by two threads) → an item the holder owns → its holders … — when the free
+   items' holders are fewer than the waiting persons' pairs.  On Reddit-like data at ℓ = 1,
+   half the persons wait for a few thousand free items, and the backward search is 3× faster
+   over the whole curve.
 
 A person that a search *proves* cannot reach a free item is marked dead for good: a failed
 depth-first search while the residual graph is unchanged (step 2, before the round's first
@@ -44,7 +45,14 @@ import numpy as np
 
 from dpcount._jit import kernel
 from dpcount.graph import PersonItemGraph
-from matching._common import SMALL_GRAPH_PAIRS, Solver, check_ell, fill_curve, run_curve_kernel
+from matching._common import (
+    SMALL_GRAPH_PAIRS,
+    Solver,
+    check_ell,
+    effective_ell,
+    fill_curve,
+    run_curve_kernel,
+)
 
 __all__ = ["incremental_assignment", "incremental_curve", "incremental_value"]
 
@@ -291,6 +299,33 @@ def _augment_layered(
     return False
 
 
+@kernel("(ro(int64[::1]), ro(int32[::1]), int64, int64, int64[::1])")
+def _count_holders(
+    indptr: np.ndarray, indices: np.ndarray, first: int, stop: int, degree: np.ndarray
+) -> None:
+    """Add to ``degree[j]`` how many of the persons ``first..stop-1`` hold item j."""
+    for q in range(indptr[first], indptr[stop]):
+        degree[indices[q]] += 1
+
+
+@kernel("(ro(int64[::1]), ro(int32[::1]), int64, int64, int64[::1], int32[::1])")
+def _place_holders(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    first: int,
+    stop: int,
+    cursor: np.ndarray,
+    holders: np.ndarray,
+) -> None:
+    """Write each of the persons ``first..stop-1`` at ``holders[cursor[j]]`` for each item j it
+    holds, advancing ``cursor[j]``: the counting sort's second pass over those persons."""
+    for p in range(first, stop):
+        for q in range(indptr[p], indptr[p + 1]):
+            j = indices[q]
+            holders[cursor[j]] = p
+            cursor[j] += 1
+
+
 @kernel("(ro(int64[::1]), ro(int32[::1]), int64[::1])")
 def _transpose(
     indptr: np.ndarray, indices: np.ndarray, item_degree: np.ndarray
@@ -300,14 +335,43 @@ def _transpose(
     item_indptr = np.zeros(n_items + 1, dtype=np.int64)
     for j in range(n_items):
         item_indptr[j + 1] = item_indptr[j] + item_degree[j]
-    cursor = item_indptr[:-1].copy()
     holders = np.empty(indices.size, dtype=np.int32)
-    for p in range(indptr.size - 1):
-        for q in range(indptr[p], indptr[p + 1]):
-            j = indices[q]
-            holders[cursor[j]] = p
-            cursor[j] += 1
+    _place_holders(indptr, indices, 0, indptr.size - 1, item_indptr[:-1].copy(), holders)
     return item_indptr, holders
+
+
+def _transpose_in_halves(
+    indptr: np.ndarray, indices: np.ndarray, n_items: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Item degrees and the item → holders adjacency, built by two threads at once.
+
+    Each half of the persons (by pairs) is counted and placed by its own thread; the second
+    half's holders of an item follow the first half's, so the result equals :func:`_transpose`.
+    On two cores this takes 0.3 s for 72M pairs where one thread takes 0.8 s.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    n = indptr.size - 1
+    middle = int(np.searchsorted(indptr, indptr[-1] // 2))
+    halves = [(0, middle), (middle, n)]
+    degrees = [np.zeros(n_items, dtype=np.int64) for _ in halves]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for done in [
+            pool.submit(_count_holders.compiled, indptr, indices, first, stop, degree)
+            for (first, stop), degree in zip(halves, degrees, strict=True)
+        ]:
+            done.result()
+        item_degree = degrees[0] + degrees[1]
+        item_indptr = np.zeros(n_items + 1, dtype=np.int64)
+        np.cumsum(item_degree, out=item_indptr[1:])
+        cursors = [item_indptr[:-1].copy(), item_indptr[:-1] + degrees[0]]
+        holders = np.empty(indices.size, dtype=np.int32)
+        for done in [
+            pool.submit(_place_holders.compiled, indptr, indices, first, stop, cursor, holders)
+            for (first, stop), cursor in zip(halves, cursors, strict=True)
+        ]:
+            done.result()
+    return item_degree, item_indptr, holders
 
 
 @kernel("(int64, int64, ro(int64[::1]), int64[::1])")
@@ -406,14 +470,28 @@ def _incremental_kernel(
     indptr: np.ndarray, indices: np.ndarray, n_items: int, ell_max: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """DC(D;ℓ) for ℓ = 1..(stop) and the final maximum-flow assignment item → person."""
-    return _exact_curve(indptr, indices, n_items, ell_max, AUTO)
+    none = np.zeros(0, dtype=np.int64)
+    return _exact_curve(
+        indptr, indices, n_items, ell_max, AUTO, none, none, np.zeros(0, dtype=np.int32)
+    )
 
 
-@kernel("(ro(int64[::1]), ro(int32[::1]), int64, int64, int64)")
+@kernel("(ro(int64[::1]), ro(int32[::1]), int64, int64, int64, int64[::1], int64[::1], int32[::1])")
 def _exact_curve(
-    indptr: np.ndarray, indices: np.ndarray, n_items: int, ell_max: int, directions: int
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    n_items: int,
+    ell_max: int,
+    directions: int,
+    given_degree: np.ndarray,
+    given_indptr: np.ndarray,
+    given_holders: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_incremental_kernel` with the phases' ``directions`` chosen (AUTO, FORWARD…)."""
+    """:func:`_incremental_kernel` with the phases' ``directions`` chosen (AUTO, FORWARD…).
+
+    The backward phases' item degrees and transpose are built on first use, unless given
+    (``given_holders`` with one entry per pair; empty arrays otherwise).
+    """
     n = indptr.size - 1
     owner = np.full(n_items, -1, dtype=np.int64)
     pointer = indptr[:-1].copy()
@@ -426,12 +504,11 @@ def _exact_curve(
     dist = np.zeros(n, dtype=np.int64)
     seen = np.zeros(n, dtype=np.int64)  # visit stamp of the current search round or phase
     used = np.zeros(n, dtype=np.int64)
-    # For backward phases, made on first use: item degrees, transpose, free items left.
-    item_degree = np.zeros(0, dtype=np.int64)
-    item_indptr = np.zeros(1, dtype=np.int64)
-    holders = np.zeros(0, dtype=np.int32)
+    # For backward phases, made on first use unless given: item degrees, transpose, and the
+    # free items left (n_free = -1 until then).
+    item_degree, item_indptr, holders = given_degree, given_indptr, given_holders
     free = np.zeros(0, dtype=np.int64)
-    n_free = 0
+    n_free = -1
     if directions == AUTO:
         large = indices.size // LARGE_FRONTIER_SHARE
     else:  # forward: never large (depth-first rounds); backward: always (no such rounds)
@@ -501,10 +578,10 @@ def _exact_curve(
             current += 1
             backward = False
             if frontier > large:
-                if item_degree.size == 0:
-                    item_degree = np.zeros(n_items, dtype=np.int64)
-                    for q in range(indices.size):
-                        item_degree[indices[q]] += 1
+                if n_free == -1:
+                    if item_degree.size == 0:
+                        item_degree = np.zeros(n_items, dtype=np.int64)
+                        _count_holders(indptr, indices, 0, n, item_degree)
                     free = np.arange(n_items)
                     n_free = n_items
                 n_free, free_holders = _compact_free(free, n_free, owner, item_degree)
@@ -567,8 +644,20 @@ def _exact_curve(
     return sizes[: max(ell, 1)], owner  # sizes[0] = 0 if nobody holds items
 
 
+#: From this many pairs on, the backward phases' transpose is built before the curve, by two
+#: threads (:func:`_transpose_in_halves`), rather than inside the kernel on first use.
+PARALLEL_TRANSPOSE_PAIRS = 1 << 22
+
+
 def _run(graph: PersonItemGraph, ell_max: int) -> tuple[np.ndarray, np.ndarray]:
-    return run_curve_kernel(_incremental_kernel, graph, ell_max)
+    if graph.n_pairs < PARALLEL_TRANSPOSE_PAIRS:
+        return run_curve_kernel(_incremental_kernel, graph, ell_max)
+    # Large graphs are where backward phases pay (many persons waiting for few free items).
+    transpose = _transpose_in_halves(graph.indptr, graph.indices, graph.n_items)
+    result: tuple[np.ndarray, np.ndarray] = _exact_curve(
+        graph.indptr, graph.indices, graph.n_items, effective_ell(graph, ell_max), AUTO, *transpose
+    )
+    return result
 
 
 def incremental_curve(graph: PersonItemGraph, ell_max: int) -> np.ndarray:

@@ -11,7 +11,14 @@ import matching
 from dpcount import PersonItemGraph
 from matching._common import fill_curve
 from matching.flow import flow_value
-from matching.incremental import AUTO, BACKWARD, FORWARD, _exact_curve
+from matching.incremental import (
+    AUTO,
+    BACKWARD,
+    FORWARD,
+    _exact_curve,
+    _transpose,
+    _transpose_in_halves,
+)
 from tests.matching.reference import brute_force_dc, min_cut_dc
 from tests.strategies import graphs
 
@@ -117,6 +124,8 @@ def test_incremental_on_large_graphs(seed: int) -> None:
 
 
 DIRECTIONS = {"auto": AUTO, "forward": FORWARD, "backward": BACKWARD}
+#: No item degrees and transpose given: the kernel builds them on first use.
+_NOT_GIVEN = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32))
 
 
 def _check_assignment(graph: PersonItemGraph, owner: np.ndarray, ell: int, size: int) -> None:
@@ -133,7 +142,7 @@ def _check_assignment(graph: PersonItemGraph, owner: np.ndarray, ell: int, size:
 def test_every_phase_direction_gives_the_exact_curve(graph: PersonItemGraph, name: str) -> None:
     # More persons than items: many wait for few free items, where the backward phases help.
     expected = matching.dc_curve(graph, 6, method="flow")
-    args = (graph.indptr, graph.indices, graph.n_items, 6, DIRECTIONS[name])
+    args = (graph.indptr, graph.indices, graph.n_items, 6, DIRECTIONS[name], *_NOT_GIVEN)
     sizes, owner = _exact_curve.interpreted(*args)
     assert fill_curve(sizes, 6).tolist() == expected.tolist()
     _check_assignment(graph, owner, sizes.size, int(sizes[-1]))
@@ -143,9 +152,22 @@ def test_every_phase_direction_gives_the_exact_curve(graph: PersonItemGraph, nam
 def test_phase_directions_agree_on_contested_graphs(seed: int) -> None:
     # Ten times more persons than items (Reddit-like at ℓ = 1: half the persons wait for a
     # few free items): the compiled kernel in every direction, against Dinic's max-flow.
+    # Each with the transpose built inside the kernel and given by the two-thread builder.
     graph = _uniform_graph(seed, 4000, 400, max_degree=12)
     expected = matching.dc_curve(graph, 15, method="flow")
+    given = _transpose_in_halves(graph.indptr, graph.indices, graph.n_items)
     for directions in DIRECTIONS.values():
-        sizes, owner = _exact_curve(graph.indptr, graph.indices, graph.n_items, 15, directions)
-        assert fill_curve(sizes, 15).tolist() == expected.tolist()
-        _check_assignment(graph, owner, sizes.size, int(sizes[-1]))
+        for transpose in (_NOT_GIVEN, given):
+            args = (graph.indptr, graph.indices, graph.n_items, 15, directions, *transpose)
+            sizes, owner = _exact_curve(*args)
+            assert fill_curve(sizes, 15).tolist() == expected.tolist()
+            _check_assignment(graph, owner, sizes.size, int(sizes[-1]))
+
+
+@given(graphs(max_persons=30, max_items=12))
+def test_two_thread_transpose_equals_the_one_thread_transpose(graph: PersonItemGraph) -> None:
+    degree, item_indptr, holders = _transpose_in_halves(graph.indptr, graph.indices, graph.n_items)
+    assert degree.tolist() == np.bincount(graph.indices, minlength=graph.n_items).tolist()
+    expected_indptr, expected_holders = _transpose(graph.indptr, graph.indices, degree)
+    assert item_indptr.tolist() == expected_indptr.tolist()
+    assert holders.tolist() == expected_holders.tolist()  # holders of each item by person
