@@ -1,8 +1,10 @@
 """Streaming dictionary encoding of person–item rows into integer codes (no Python object per row).
 
 The reader hands this module a stream of Arrow record batches with the columns ``p``, ``i`` (and
-``c`` for counts).  Each batch is dictionary-encoded on its own (Arrow's hash kernel, the two
-columns in two threads) and only its small ``int32`` codes and its dictionary are kept – never the
+``c`` for counts).  Each group of batches is dictionary-encoded on its own (Arrow's hash kernel;
+integers from a narrow range through a table over the range; columns that arrive
+dictionary-encoded keep their dictionaries, one per run of batches sharing one), each column in
+a thread of its own, and only its small ``int32`` codes and its dictionary are kept – never the
 rows' labels.  At the end the batch dictionaries are unified, the distinct labels sorted (strings
 by code point, numbers numerically: the data-independent order of :mod:`dpcount.graph`), and each
 chunk of rows gets the map from its group's dictionary to the ranks of those labels.  The codes
