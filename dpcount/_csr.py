@@ -49,10 +49,11 @@ import numpy as np
 from dpcount._jit import kernel
 from dpcount._memory import release_free_memory
 
-__all__ = ["csr_by_sorting"]
+__all__ = ["csr_by_sorting", "rows_of_parts"]
 
 _RELEASED = np.empty(0, dtype=np.int32)
 _T = TypeVar("_T")
+_IDENTITY = np.empty(0, dtype=np.int32)  # no rank table: key halves are persons and items
 
 #: One pair in this many is sampled to choose the person that splits the keys in two.
 _SAMPLE_STRIDE = 1024
@@ -95,14 +96,23 @@ def _fill_keys(
             above += 1
 
 
-@kernel("(ro(int64[::1]), int32[::1], int64[::1])")
-def _write_rows(keys: np.ndarray, indices: np.ndarray, row_sizes: np.ndarray) -> int:
+@kernel("(ro(int32[::1]), ro(int32[::1]), ro(int64[::1]), int32[::1], int64[::1])")
+def _write_rows(
+    person_rank: np.ndarray,
+    item_rank: np.ndarray,
+    keys: np.ndarray,
+    indices: np.ndarray,
+    row_sizes: np.ndarray,
+) -> int:
     """Write the items of sorted pair keys to ``indices``, each repeated key once, and add 1 to
     ``row_sizes[person + 1]`` per item written; return how many were written.
 
+    With rank tables (non-empty), a key's halves are offsets whose persons and items are
+    ``person_rank[offset]`` and ``item_rank[offset]`` (tables that keep the order).
     ``indices`` may be the keys' own memory: item w (bytes 4w..4w+3) is written after key k
     (bytes 8k..8k+7) is read, and w ≤ k, so no key is overwritten before it is read.
     """
+    ranked = item_rank.size > 0
     written = 0
     previous = -1
     for k in range(keys.size):
@@ -110,9 +120,12 @@ def _write_rows(keys: np.ndarray, indices: np.ndarray, row_sizes: np.ndarray) ->
         if key == previous:
             continue
         previous = key
-        indices[written] = key & 0xFFFFFFFF
+        person, item = key >> 32, key & 0xFFFFFFFF
+        if ranked:
+            person, item = person_rank[person], item_rank[item]
+        indices[written] = item
         written += 1
-        row_sizes[(key >> 32) + 1] += 1
+        row_sizes[person + 1] += 1
     return written
 
 
@@ -201,12 +214,31 @@ def csr_by_sorting(
         ]
     )
     release_free_memory()
+    del keys
+    return rows_of_parts(buffer, boundary, n)
+
+
+def rows_of_parts(
+    buffer: np.ndarray,
+    boundary: int,
+    n: int,
+    person_rank: np.ndarray = _IDENTITY,
+    item_rank: np.ndarray = _IDENTITY,
+) -> tuple[np.ndarray, np.ndarray]:
+    """``indptr`` and ``indices`` from the pair keys in ``buffer``'s int64 view, whose first
+    ``boundary`` keys all lie below the others: each part is sorted and written to rows by its
+    own thread, over the part's own memory, and ``buffer`` (an int32 array owning its memory)
+    is shrunk in place to the items.  ``n`` is the number of persons.  Keys made of offsets
+    come with their rank tables (int32; see :func:`_write_rows`).
+    """
+    write = partial(_write_rows, person_rank, item_rank)
+    keys = buffer.view(np.int64)
     first, second = keys[:boundary], keys[boundary:]  # every key of the first below the second's
     _in_two_threads(first.sort, second.sort)
     row_sizes = np.zeros(n + 1, dtype=np.int64)
     written = _in_two_threads(
-        partial(_write_rows, first, buffer[: 2 * boundary], row_sizes),
-        partial(_write_rows, second, buffer[2 * boundary :], row_sizes),
+        partial(write, first, buffer[: 2 * boundary], row_sizes),
+        partial(write, second, buffer[2 * boundary :], row_sizes),
     )
     del keys, first, second
     _move_down(buffer, 2 * boundary, written[0], written[1])  # the second part's items

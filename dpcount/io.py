@@ -61,7 +61,7 @@ import numpy as np
 from dpcount._encode import EncodedPairs, NeedsChecks, encode_batches
 from dpcount._frames import frame_kind, registrable
 from dpcount.errors import DataError, InvalidParameterError
-from dpcount.graph import PersonItemGraph
+from dpcount.graph import COMPILED_MIN_PAIRS, PersonItemGraph
 from dpcount.text import NGRAM_SIZES, TOKEN_PATTERN, tokenize
 
 if TYPE_CHECKING:
@@ -120,6 +120,10 @@ _PLAIN_ID_TYPES = _INTEGER_TYPES | {
 }
 # Rows per Arrow batch fetched from DuckDB.
 _BATCH_ROWS = 1 << 20
+#: Parquet id types whose pair keys can be made from the values (dpcount._int_keys) ...
+_INT_KEY_TYPES = {"INTEGER", "BIGINT"}
+#: ... from this many rows on (it compiles kernels, as the large-input CSR does).
+INT_KEYS_MIN_ROWS = COMPILED_MIN_PAIRS
 _MAX_EXACT_DECIMAL_DIGITS = 15  # every decimal with ≤ 15 digits survives a trip through float64
 
 
@@ -714,6 +718,9 @@ class _Session:
         """
         select = ", ".join(f"{expr} AS {alias}" for alias, expr in projection.items())
         with_counts = count is not None
+        graph = None if with_counts else self.parquet_int_keys(columns, types)
+        if graph is not None:
+            return graph
         try:
             encoded = self.encode_parquet(columns, types, with_counts)
             if encoded is None:
@@ -757,6 +764,42 @@ class _Session:
                 source=self.source.name,
             ) from exc
 
+    def parquet_files(self) -> list[str] | None:
+        """The files of a Parquet source given by path or glob (DuckDB's glob rules)."""
+        if self.source.format != "parquet" or self.source.path is None:
+            return None
+        pattern = _quote_literal(self.source.path)
+        return [str(row[0]) for row in self.run(f"SELECT file FROM glob({pattern})", "all")]
+
+    def parquet_int_keys(
+        self, columns: Mapping[str, str], types: Mapping[str, str]
+    ) -> PersonItemGraph | None:
+        """The graph of large Parquet files with narrow-range integer ids, their pair keys made
+        while Arrow reads them (:mod:`dpcount._int_keys`); None where that path does not apply
+        (then they are encoded as any other file)."""
+        import pyarrow as pa
+
+        from dpcount._int_keys import plan_int_keys, read_int_keys
+        from dpcount._parquet import parquet_batches
+
+        person, item = columns["p"], columns["i"]
+        if {types[person], types[item]} - _INT_KEY_TYPES or not (files := self.parquet_files()):
+            return None
+        plan = plan_int_keys(files, person, item)
+        batches = parquet_batches(files, columns, types)
+        if plan is None or plan.rows < INT_KEYS_MIN_ROWS or batches is None:
+            return None
+        try:
+            found = read_int_keys(batches, plan)
+        except (pa.ArrowException, OSError):  # Arrow re-raises some errors as OSError
+            return None
+        if found is None:
+            return None
+        indptr, indices, person_labels, item_labels = found
+        return PersonItemGraph._finish(
+            indptr, indices, person_labels, item_labels, all_items_held=True
+        )
+
     def encode_parquet(
         self, columns: Mapping[str, str], types: Mapping[str, str], with_counts: bool
     ) -> EncodedPairs | None:
@@ -766,10 +809,9 @@ class _Session:
 
         from dpcount._parquet import parquet_batches
 
-        if self.source.format != "parquet" or self.source.path is None:
+        files = self.parquet_files()
+        if files is None:
             return None
-        pattern = _quote_literal(self.source.path)  # DuckDB's own glob rules
-        files = [str(row[0]) for row in self.run(f"SELECT file FROM glob({pattern})", "all")]
         batches = parquet_batches(files, columns, types)
         if batches is None:
             return None
