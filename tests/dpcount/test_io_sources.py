@@ -27,6 +27,7 @@ from hypothesis import strategies as st
 import dpcount._encode
 import dpcount._parquet
 import dpcount.graph
+import dpcount.io
 from dpcount import DataError, PersonItemGraph
 from dpcount._csr import csr_by_sorting
 from dpcount.graph import _pair_keys, csr_from_keys
@@ -141,10 +142,11 @@ def test_every_source_gives_the_same_graph(kind, data, tiny, monkeypatch):
     rows = data.draw(_rows(values))
     has_nulls = any(p is None or i is None for p, i in rows)
     assume(any(p is not None and i is not None for p, i in rows))
-    # Tiny encoding groups (dictionaries unified across many) and the compiled CSR builder, or
-    # one group and NumPy alone.
+    # Tiny encoding groups (dictionaries unified across many), the compiled CSR builder and
+    # Parquet integer ids keyed from their values, or one group and NumPy alone.
     monkeypatch.setattr(dpcount._encode, "_ROWS_PER_GROUP", 4 if tiny else 1 << 20)
     monkeypatch.setattr(dpcount.graph, "COMPILED_MIN_PAIRS", 0 if tiny else 1 << 21)
+    monkeypatch.setattr(dpcount.io, "INT_KEYS_MIN_ROWS", 0 if tiny else 1 << 21)
     expected = _expected(rows, kind)
     table = _table(rows, arrow_type)
     with tempfile.TemporaryDirectory() as folder:
