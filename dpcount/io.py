@@ -50,9 +50,10 @@ import re
 import tempfile
 import uuid
 import warnings
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -299,7 +300,9 @@ def read_pairs(
             item: _invalid_expr("i", types[item]),
         } | ({count: "c IS NULL"} if count is not None else {})
         columns = {"p": person, "i": item} | ({"c": count} if count is not None else {})
-        return session.stream_pairs(projection, invalid, drop_nulls, count, types, columns)
+        build = session.stream_pairs(projection, invalid, drop_nulls, count, types, columns)
+    # After the session: a private database has handed back its memory (~100 MB of a CSV's).
+    return build()
 
 
 def read_texts(
@@ -704,8 +707,9 @@ class _Session:
         count: str | None,
         types: Mapping[str, str],
         columns: Mapping[str, str],
-    ) -> PersonItemGraph:
-        """The graph of the projected rows (``p``, ``i`` and optionally ``c``), in one pass.
+    ) -> Callable[[], PersonItemGraph]:
+        """What builds the graph of the projected rows (``p``, ``i`` and optionally ``c``),
+        read in one pass; it needs the session no more.
 
         ``types`` are the source's DuckDB column types, ``columns`` the source column of each
         alias.  The rows stream out of DuckDB as Arrow batches – or, from Parquet files whose
@@ -720,7 +724,7 @@ class _Session:
         with_counts = count is not None
         graph = None if with_counts else self.parquet_int_keys(columns, types)
         if graph is not None:
-            return graph
+            return lambda: graph
         try:
             encoded = self.encode_parquet(columns, types, with_counts)
             if encoded is None:
@@ -739,15 +743,18 @@ class _Session:
                 raise DataError(
                     f"unexpected {exc} after the checks", source=self.source.name
                 ) from exc
-        person, item = columns["p"], columns["i"]
+        return partial(self.graph_of, encoded, types[columns["p"]], types[columns["i"]])
+
+    def graph_of(self, encoded: EncodedPairs, person_type: str, item_type: str) -> PersonItemGraph:
+        """The graph of encoded pairs whose id columns have these DuckDB types."""
         with self.label_errors():
             return PersonItemGraph._from_code_groups(
                 encoded.person_codes,
                 encoded.item_codes,
-                _arrow_labels(encoded.person_labels, types[person]),
-                _arrow_labels(encoded.item_labels, types[item]),
+                _arrow_labels(encoded.person_labels, person_type),
+                _arrow_labels(encoded.item_labels, item_type),
                 encoded.counts,
-                all_items_held=not with_counts,
+                all_items_held=encoded.counts is None,
                 person_maps=encoded.person_maps,
                 item_maps=encoded.item_maps,
             )
