@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 import types
 from collections.abc import Callable, MutableMapping
 from pathlib import Path
@@ -116,6 +117,8 @@ def cache_dir(environ: MutableMapping[str, str] | None = None) -> str | None:
 
 
 _numba_ready = False
+#: Held while a kernel is compiled or loaded (re-entrant: a kernel builds its callees first).
+_COMPILING = threading.RLock()
 
 
 def _numba() -> Any:
@@ -186,18 +189,24 @@ class Kernel:
     def compiled(self) -> Callable[..., Any]:
         """The numba dispatcher, compiled (or loaded from the cache) on first access."""
         if self._compiled is None:
-            numba = _numba()
-            # The kernels this one calls must be compiled dispatchers when numba types it.
-            function = self._with_callees(lambda callee: callee.compiled)
-            signature = _signature(self.signature, numba)
-            try:
-                compiled = numba.njit(signature, cache=True, nogil=True)(function)
-            except RuntimeError as exc:  # numba found no writable cache location at all
-                if "cannot cache" not in str(exc):
-                    raise
-                compiled = numba.njit(signature, nogil=True)(function)
-            self._compiled = compiled
+            with _COMPILING:  # threads calling a new kernel at once build it once
+                if self._compiled is None:
+                    self._compiled = self._compile()
         return self._compiled
+
+    def _compile(self) -> Callable[..., Any]:
+        """A numba dispatcher of the function, its callees compiled first."""
+        numba = _numba()
+        # The kernels this one calls must be compiled dispatchers when numba types it.
+        function = self._with_callees(lambda callee: callee.compiled)
+        signature = _signature(self.signature, numba)
+        try:
+            compiled = numba.njit(signature, cache=True, nogil=True)(function)
+        except RuntimeError as exc:  # numba found no writable cache location at all
+            if "cannot cache" not in str(exc):
+                raise
+            compiled = numba.njit(signature, nogil=True)(function)
+        return compiled
 
     @property
     def interpreted(self) -> Callable[..., Any]:

@@ -133,3 +133,34 @@ def test_kernels_pickle_by_reference() -> None:
     from matching.incremental import _incremental_kernel
 
     assert pickle.loads(pickle.dumps(_incremental_kernel)) is _incremental_kernel
+
+
+def test_threads_calling_a_new_kernel_at_once_build_it_once(monkeypatch) -> None:
+    import threading
+
+    @kernel("(int64,)")
+    def twice(x):
+        return 2 * x
+
+    builds = []
+    compile_once = _jit.Kernel._compile
+
+    def counted(self):
+        builds.append(self.__name__)
+        return compile_once(self)
+
+    monkeypatch.setattr(_jit.Kernel, "_compile", counted)
+    start = threading.Barrier(4)
+    results = []
+
+    def call() -> None:
+        start.wait()
+        results.append(twice(21))
+
+    threads = [threading.Thread(target=call) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [42] * 4
+    assert builds == ["twice"]
