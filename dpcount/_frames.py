@@ -14,15 +14,18 @@ Examples
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from dpcount.errors import DataError
 
 if TYPE_CHECKING:
     import duckdb
+    import pyarrow as pa
 
-__all__ = ["frame_kind", "registrable"]
+__all__ = ["frame_kind", "integer_columns", "registrable"]
 
 _KINDS = {
     ("pandas", "DataFrame"): "pandas DataFrame",
@@ -77,3 +80,27 @@ def _check_object_columns(frame: Any, columns: Iterable[str]) -> None:
                 "(e.g. all str) so that their order is well defined",
                 source="pandas DataFrame",
             )
+
+
+def integer_columns(obj: Any, kind: str, names: Sequence[str]) -> list[pa.ChunkedArray] | None:
+    """The columns ``names`` of an in-memory table as Arrow arrays, without copying, if all are
+    32/64-bit integers without nulls; otherwise (or for other kinds of table) None."""
+    import pyarrow as pa
+
+    if kind == "Arrow table":
+        columns = [obj.column(name) for name in names]
+    elif kind == "Arrow record batch":
+        columns = [pa.chunked_array([obj.column(name)]) for name in names]
+    elif kind == "polars DataFrame":
+        columns = [pa.chunked_array([obj.get_column(name).to_arrow()]) for name in names]
+    elif kind == "pandas DataFrame":
+        values = [obj[name].to_numpy() for name in names]
+        if any(v.dtype not in (np.int32, np.int64) for v in values):
+            return None
+        columns = [pa.chunked_array([pa.array(v)]) for v in values]
+    else:
+        return None
+    integer = (pa.int32(), pa.int64())
+    if any(column.type not in integer or column.null_count for column in columns):
+        return None
+    return columns

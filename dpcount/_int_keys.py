@@ -1,4 +1,4 @@
-"""Parquet files of integer ids from narrow ranges: pair keys built from the values as they stream.
+"""Integer ids from narrow ranges: pair keys built from the values as they stream.
 
 Parquet records each row group's minimum, maximum and null count per column (writers do by
 default), so the ranges of two integer id columns are known before a row is read.  When both
@@ -10,10 +10,11 @@ row, and they are written by two threads while Arrow decodes the next row group.
 then sorted and written to rows as by :mod:`dpcount._csr`, each offset turned into its rank
 through the flag tables.
 
-The path is taken only where it gives exactly the graph of the general one: local files whose
-id columns are 32/64-bit integers with statistics and no nulls, without a count column.  A
-value outside its recorded range (statistics a writer got wrong) abandons it: the caller then
-reads the files the general way.
+Tables in memory (pandas, polars, Arrow) take the same path, their ranges from one pass over
+the two columns.  The path is taken only where it gives exactly the graph of the general one:
+local files or tables whose id columns are 32/64-bit integers without nulls (files: with
+statistics), and no count column.  A value outside its recorded range (statistics a writer got
+wrong) abandons it: the caller then reads the files the general way.
 
 Examples
 --------
@@ -35,7 +36,7 @@ from __future__ import annotations
 import queue
 import threading
 from collections import deque
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -48,13 +49,18 @@ from dpcount._jit import kernel
 if TYPE_CHECKING:
     import pyarrow as pa
 
-__all__ = ["IntKeysPlan", "plan_int_keys", "read_int_keys"]
+__all__ = ["IntKeysPlan", "column_batches", "plan_int_columns", "plan_int_keys", "read_int_keys"]
 
 #: The widest id range read this way, per row (plus a fixed allowance): the flag tables then
 #: cost at most a few bytes per row.  The same rule as :mod:`dpcount._dense`.
 _SPAN_PER_ROW = 4
 _SPAN_ALLOWANCE = 1 << 20
 _PHYSICAL_TYPES: dict[str, type[np.integer]] = {"INT32": np.int32, "INT64": np.int64}
+_NUMPY_TYPES: dict[str, type[np.integer]] = {"int32": np.int32, "int64": np.int64}
+#: One row in this many is sampled for the median person of columns in memory.
+_SAMPLE_STRIDE = 1024
+#: Rows per batch of columns in memory, each batch's keys written by one thread.
+_BATCH_ROWS = 1 << 17
 #: Batches whose keys may be in the making while the next ones are read.
 _BATCHES_IN_FLIGHT = 4
 
@@ -128,6 +134,36 @@ def plan_int_keys(files: Sequence[str], person: str, item: str) -> IntKeysPlan |
         dtypes[person].pop(), dtypes[item].pop(), rows,
         _median_offset(ranges[person], person_min),
     )  # fmt: skip
+
+
+def plan_int_columns(
+    persons: pa.ChunkedArray, items: pa.ChunkedArray, person: str, item: str
+) -> IntKeysPlan | None:
+    """The plan for two integer columns in memory (no nulls), or None if a range is too wide."""
+    import pyarrow.compute as pc
+
+    rows = len(persons)
+    widest = min(_SPAN_PER_ROW * rows + _SPAN_ALLOWANCE, 2**31 - 1)
+    bounds = [pc.min_max(column).values() for column in (persons, items)]
+    if not rows or any(int(high.as_py()) - int(low.as_py()) >= widest for low, high in bounds):
+        return None
+    (person_min, person_max), (item_min, item_max) = (
+        (int(low.as_py()), int(high.as_py())) for low, high in bounds
+    )
+    sample = np.concatenate([chunk.to_numpy()[::_SAMPLE_STRIDE] for chunk in persons.chunks])
+    return IntKeysPlan(
+        person, item, person_min, person_max - person_min + 1, item_min,
+        item_max - item_min + 1, _NUMPY_TYPES[str(persons.type)], _NUMPY_TYPES[str(items.type)],
+        rows, int(np.median(sample)) - person_min + 1,
+    )  # fmt: skip
+
+
+def column_batches(persons: pa.ChunkedArray, items: pa.ChunkedArray) -> Iterator[pa.RecordBatch]:
+    """The two columns as record batches of ``_BATCH_ROWS`` rows (slices, no copies)."""
+    import pyarrow as pa
+
+    table = pa.Table.from_arrays([persons, items], names=["p", "i"])
+    return iter(table.to_batches(max_chunksize=_BATCH_ROWS))
 
 
 def _median_offset(ranges: list[tuple[int, int, int]], low: int) -> int:

@@ -60,7 +60,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from dpcount._encode import EncodedPairs, NeedsChecks, encode_batches
-from dpcount._frames import frame_kind, registrable
+from dpcount._frames import frame_kind, integer_columns, registrable
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import COMPILED_MIN_PAIRS, PersonItemGraph
 from dpcount.text import NGRAM_SIZES, TOKEN_PATTERN, tokenize
@@ -722,7 +722,7 @@ class _Session:
         """
         select = ", ".join(f"{expr} AS {alias}" for alias, expr in projection.items())
         with_counts = count is not None
-        graph = None if with_counts else self.parquet_int_keys(columns, types)
+        graph = None if with_counts else self.int_keys_graph(columns, types)
         if graph is not None:
             return lambda: graph
         try:
@@ -778,31 +778,42 @@ class _Session:
         pattern = _quote_literal(self.source.path)
         return [str(row[0]) for row in self.run(f"SELECT file FROM glob({pattern})", "all")]
 
-    def parquet_int_keys(
+    def int_keys_graph(
         self, columns: Mapping[str, str], types: Mapping[str, str]
     ) -> PersonItemGraph | None:
-        """The graph of large Parquet files with narrow-range integer ids, their pair keys made
-        while Arrow reads them (:mod:`dpcount._int_keys`); None where that path does not apply
-        (then they are encoded as any other file)."""
+        """The graph of a large Parquet source or table in memory whose ids are integers from
+        narrow ranges, its pair keys made from the values (:mod:`dpcount._int_keys`); None
+        where that does not apply (then the rows are encoded as any others)."""
         import pyarrow as pa
 
-        from dpcount._int_keys import plan_int_keys, read_int_keys
+        from dpcount import _int_keys
         from dpcount._parquet import parquet_batches
 
         person, item = columns["p"], columns["i"]
-        if {types[person], types[item]} - _INT_KEY_TYPES or not (files := self.parquet_files()):
+        if {types[person], types[item]} - _INT_KEY_TYPES:
             return None
-        plan = plan_int_keys(files, person, item)
-        batches = parquet_batches(files, columns, types)
+        if self.source.frame is not None:
+            found = integer_columns(self.source.frame, self.source.name, [person, item])
+            if found is None:
+                return None
+            persons, items = found
+            plan = _int_keys.plan_int_columns(persons, items, person, item)
+            batches: Iterator[pa.RecordBatch] | None = _int_keys.column_batches(persons, items)
+        else:
+            files = self.parquet_files()
+            if not files:
+                return None
+            plan = _int_keys.plan_int_keys(files, person, item)
+            batches = parquet_batches(files, columns, types)
         if plan is None or plan.rows < INT_KEYS_MIN_ROWS or batches is None:
             return None
         try:
-            found = read_int_keys(batches, plan)
+            keyed = _int_keys.read_int_keys(batches, plan)
         except (pa.ArrowException, OSError):  # Arrow re-raises some errors as OSError
             return None
-        if found is None:
+        if keyed is None:
             return None
-        indptr, indices, person_labels, item_labels = found
+        indptr, indices, person_labels, item_labels = keyed
         return PersonItemGraph._finish(
             indptr, indices, person_labels, item_labels, all_items_held=True
         )

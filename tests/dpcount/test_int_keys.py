@@ -144,3 +144,48 @@ def test_files_the_values_cannot_key_are_read_the_general_way(tmp_path, monkeypa
     pq.write_table(pa.table({"u": [1, 1], "w": [3, 3], "n": [2, 5]}), path)
     by_values, general, answered = _read_both(monkeypatch, path, person="u", item="w", count="n")
     assert answered == [] and by_values.counts.tolist() == [7]
+
+
+def _frames(table: pa.Table) -> dict[str, object]:
+    import pandas as pd
+    import polars as pl
+
+    return {
+        "Arrow table": table,
+        "Arrow record batch": table.combine_chunks().to_batches()[0],
+        "pandas": table.to_pandas(),
+        "polars": pl.from_arrow(table),
+        "pandas, Arrow-backed": table.to_pandas(types_mapper=pd.ArrowDtype),
+    }
+
+
+@settings(
+    max_examples=20, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(_int_files())
+def test_tables_in_memory_keyed_from_values_give_the_general_graph(monkeypatch, files):
+    tables, _ = files
+    table = pa.concat_tables(tables)
+    for name, frame in _frames(table).items():
+        by_values, general, answered = _read_both(monkeypatch, frame)
+        assert answered == [True], name
+        assert _same(by_values, general), name
+
+
+def test_tables_the_values_cannot_key_are_read_the_general_way(monkeypatch):
+    import pandas as pd
+
+    cases = {
+        "a null": pd.DataFrame({"u": pd.array([1, None, 2], "Int64"), "w": [3, 4, 4]}),
+        "a wide range": pd.DataFrame({"u": [0, 2**40], "w": [3, 4]}),
+        "small integers": pd.DataFrame({"u": np.array([1, 2], np.int8), "w": [3, 4]}),
+        "text": pa.table({"u": ["a", "b"], "w": [3, 4]}),
+    }
+    for name, frame in cases.items():
+        expect = pytest.warns(DroppedRowsWarning) if name == "a null" else nullcontext()
+        with expect:
+            by_values, general, answered = _read_both(
+                monkeypatch, frame, person="u", item="w", drop_nulls=True
+            )
+        assert answered == [], name
+        assert _same(by_values, general), name
