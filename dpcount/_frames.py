@@ -87,19 +87,18 @@ def integer_columns(obj: Any, kind: str, names: Sequence[str]) -> list[pa.Chunke
     32/64-bit integers without nulls; otherwise (or for other kinds of table) None."""
     import pyarrow as pa
 
-    if kind == "Arrow table":
-        columns = [obj.column(name) for name in names]
-    elif kind == "Arrow record batch":
-        columns = [pa.chunked_array([obj.column(name)]) for name in names]
+    if kind in ("Arrow table", "Arrow record batch"):
+        found = [obj.column(name) for name in names]
     elif kind == "polars DataFrame":
-        columns = [pa.chunked_array([obj.get_column(name).to_arrow()]) for name in names]
+        found = [obj.get_column(name).to_arrow() for name in names]
     elif kind == "pandas DataFrame":
         values = [obj[name].to_numpy() for name in names]
-        if any(v.dtype not in (np.int32, np.int64) for v in values):
+        if any(v.ndim != 1 or v.dtype not in (np.int32, np.int64) for v in values):
             return None
-        columns = [pa.chunked_array([pa.array(v)]) for v in values]
+        found = [pa.array(v) for v in values]
     else:
         return None
+    columns = [c if isinstance(c, pa.ChunkedArray) else pa.chunked_array([c]) for c in found]
     integer = (pa.int32(), pa.int64())
     if any(column.type not in integer or column.null_count for column in columns):
         return None
