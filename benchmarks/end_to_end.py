@@ -10,6 +10,10 @@ each in a fresh subprocess so that its peak RSS is its own:
     same again in that process (imports done, compiled kernels loaded);
 (c) the CLI ``python -m dpcount count FILE --epsilon 1`` as a subprocess.
 
+The integer-id and the Arrow-written string-id files are also loaded into memory, as an Arrow
+table and as a pandas DataFrame, before (a) and (b) start their clocks: DuckDB then queries the
+table, and ``read_pairs`` takes it (no CLI run, and no budget, for these rows).
+
 (a) and (b) report the seconds of the work inside the process: (a) after ``import duckdb``, (b)
 after ``import dpcount`` but with what a first call loads lazily (pyarrow, DuckDB, numba and its
 cached kernels), which (b') no longer pays; (c) reports wall seconds of the whole command.  The
@@ -57,11 +61,28 @@ PAIRS_AT_SCALE_1 = 6.95e6  # reddit-like at scale 1 (measured: 69,489 pairs at s
 CHUNK_SCALE = 10.0
 ROOT = Path(__file__).resolve().parents[1]
 
-_DUCKDB = """
-import duckdb, json, sys, time
+#: Loads the Parquet file(s) argv[1] into memory as argv[2] ("arrow" or "pandas") before the
+#: clock starts; "file" leaves argv[1] a file.
+_LOAD = """
+import sys
+source, kind = sys.argv[1], sys.argv[2]
+if kind != "file":
+    import glob, pyarrow as pa, pyarrow.parquet as pq
+    table = pa.concat_tables([pq.read_table(f) for f in sorted(glob.glob(source))])
+    source = table if kind == "arrow" else table.to_pandas()
+    del table
+"""
+
+_DUCKDB = (
+    _LOAD
+    + """
+import duckdb, json, time
 con = duckdb.connect()
 con.execute("SET enable_progress_bar = false")
-query = "SELECT count(DISTINCT item), count(DISTINCT person) FROM " + sys.argv[1]
+if kind != "file":
+    con.register("frame", source)
+    source = "frame"
+query = "SELECT count(DISTINCT item), count(DISTINCT person) FROM " + source
 start = time.perf_counter()
 con.execute(query).fetchall()
 seconds = time.perf_counter() - start
@@ -69,23 +90,27 @@ start = time.perf_counter()  # again in the same process, as (b')
 con.execute(query).fetchall()
 print(json.dumps({"seconds": seconds, "warm": time.perf_counter() - start}))
 """
+)
 
-_DPCOUNT = """
-import json, sys, time
+_DPCOUNT = (
+    _LOAD
+    + """
+import json, time
 from dpcount import read_pairs
 from mechanisms.distinct_count import dp_distinct_count
 start = time.perf_counter()
-graph = read_pairs(sys.argv[1])
+graph = read_pairs(source)
 read = time.perf_counter() - start
 result = dp_distinct_count(graph, 1.0, rng=1)
 seconds = time.perf_counter() - start
 pairs = graph.n_pairs
 del graph, result
 start = time.perf_counter()  # again in the same process: imports and kernels already loaded
-result = dp_distinct_count(read_pairs(sys.argv[1]), 1.0, rng=1)
+result = dp_distinct_count(read_pairs(source), 1.0, rng=1)
 warm = time.perf_counter() - start
 print(json.dumps({"seconds": seconds, "read": read, "warm": warm, "pairs": pairs}))
 """
+)
 
 #: Peak RSS budget of ``dpcount count`` on N pairs (issue 12): 400 MB + 16 bytes per pair.
 BUDGET_BASE_MB = 400.0
@@ -167,8 +192,8 @@ def run_size(pairs: float, directory: Path) -> list[list[Any]]:
     rows: list[list[Any]] = []
     files = generate(directory, pairs)
     for label, path in files.items():
-        a = _measure([sys.executable, "-c", _DUCKDB, _duckdb_from(path)])
-        b = _measure([sys.executable, "-c", _DPCOUNT, str(path)])
+        a = _measure([sys.executable, "-c", _DUCKDB, _duckdb_from(path), "file"])
+        b = _measure([sys.executable, "-c", _DPCOUNT, str(path), "file"])
         c = _measure(
             [sys.executable, "-m", "dpcount", "count", str(path), "--epsilon", "1"], result=False
         )
@@ -192,7 +217,34 @@ def run_size(pairs: float, directory: Path) -> list[list[Any]]:
                 (c["rss_mb"] - BUDGET_BASE_MB) * 2**20 / b["pairs"],
             ]
         )
+    for label, path in files.items():
+        if label in _IN_MEMORY:  # the same rows as a table in memory; no CLI run
+            rows += [_in_memory_row(pairs, label, path, kind) for kind in ("arrow", "pandas")]
     return rows
+
+
+#: The files also read as tables in memory, and what the rows say they are.
+_IN_MEMORY = {"parquet, int ids": "int ids", "parquet by Arrow, string ids": "string ids"}
+
+
+def _in_memory_row(pairs: float, label: str, path: Path, kind: str) -> list[Any]:
+    """(a) and (b) on the file's rows loaded as an Arrow table or a pandas DataFrame first."""
+    a = _measure([sys.executable, "-c", _DUCKDB, str(path), kind])
+    b = _measure([sys.executable, "-c", _DPCOUNT, str(path), kind])
+    table = "Arrow table" if kind == "arrow" else "pandas DataFrame"
+    return [
+        f"{pairs:.3g}",
+        f"{table} in memory, {_IN_MEMORY[label]}",
+        a["seconds"],
+        a["rss_mb"],
+        b["seconds"],
+        b["read"],
+        b["rss_mb"],
+        b["seconds"] / a["seconds"],
+        a["warm"],
+        b["warm"],
+        b["warm"] / a["warm"],
+    ] + ["–"] * 4
 
 
 def sort_floor(pairs: float) -> list[Any]:

@@ -17,11 +17,19 @@ def test_smoke_run_writes_every_file_kind(tmp_path):
         "parquet by Arrow, string ids",
         "csv, int ids",
         "csv, string ids",
+        "Arrow table in memory, int ids",
+        "pandas DataFrame in memory, int ids",
+        "Arrow table in memory, string ids",
+        "pandas DataFrame in memory, string ids",
     ]
-    for row in rows:
+    for row in rows[:5]:
         *values, above_base = [float(x) for x in row.strip("|").split("|")[2:]]
         assert all(math.isfinite(v) and v > 0 for v in values)
         assert math.isfinite(above_base)  # bytes/pair above 400 MB: negative on tiny data
+    for row in rows[5:]:  # tables in memory: (a) and (b) only, no CLI run
+        cells = [x.strip() for x in row.strip("|").split("|")[2:]]
+        assert all(math.isfinite(float(v)) and float(v) > 0 for v in cells[:9])
+        assert cells[9:] == ["–"] * 4
     assert "np.sort + mask" in text and "empty `NUMBA_CACHE_DIR`" in text
 
 
