@@ -121,7 +121,7 @@ _PLAIN_ID_TYPES = _INTEGER_TYPES | {
 }
 # Rows per Arrow batch fetched from DuckDB.
 _BATCH_ROWS = 1 << 20
-#: Parquet id types whose pair keys can be made from the values (dpcount._int_keys) ...
+#: Id types whose pair keys can be made from the values (dpcount._int_keys) ...
 _INT_KEY_TYPES = {"INTEGER", "BIGINT"}
 #: ... from this many rows on (it compiles kernels, as the large-input CSR does).
 INT_KEYS_MIN_ROWS = COMPILED_MIN_PAIRS
@@ -794,7 +794,7 @@ class _Session:
             return None
         if self.source.frame is not None:
             found = integer_columns(self.source.frame, self.source.name, [person, item])
-            if found is None:
+            if found is None or len(found[0]) < INT_KEYS_MIN_ROWS:
                 return None
             persons, items = found
             plan = _int_keys.plan_int_columns(persons, items, person, item)
