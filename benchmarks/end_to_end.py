@@ -198,25 +198,9 @@ def run_size(pairs: float, directory: Path) -> list[list[Any]]:
             [sys.executable, "-m", "dpcount", "count", str(path), "--epsilon", "1"], result=False
         )
         budget = BUDGET_BASE_MB + BUDGET_BYTES_PER_PAIR * b["pairs"] / 2**20
-        rows.append(
-            [
-                f"{pairs:.3g}",
-                label,
-                a["seconds"],
-                a["rss_mb"],
-                b["seconds"],
-                b["read"],
-                b["rss_mb"],
-                b["seconds"] / a["seconds"],
-                a["warm"],
-                b["warm"],
-                b["warm"] / a["warm"],
-                c["wall"],
-                c["rss_mb"],
-                budget,
-                (c["rss_mb"] - BUDGET_BASE_MB) * 2**20 / b["pairs"],
-            ]
-        )
+        above_base = (c["rss_mb"] - BUDGET_BASE_MB) * 2**20 / b["pairs"]
+        cli = [c["wall"], c["rss_mb"], budget, above_base]
+        rows.append([f"{pairs:.3g}", label, *_duckdb_and_dpcount(a, b), *cli])
     for label, path in files.items():
         if label in _IN_MEMORY:  # the same rows as a table in memory; no CLI run
             rows += [_in_memory_row(pairs, label, path, kind) for kind in ("arrow", "pandas")]
@@ -232,9 +216,13 @@ def _in_memory_row(pairs: float, label: str, path: Path, kind: str) -> list[Any]
     a = _measure([sys.executable, "-c", _DUCKDB, str(path), kind])
     b = _measure([sys.executable, "-c", _DPCOUNT, str(path), kind])
     table = "Arrow table" if kind == "arrow" else "pandas DataFrame"
+    name = f"{table} in memory, {_IN_MEMORY[label]}"
+    return [f"{pairs:.3g}", name, *_duckdb_and_dpcount(a, b), *["–"] * 4]
+
+
+def _duckdb_and_dpcount(a: dict[str, Any], b: dict[str, Any]) -> list[Any]:
+    """The cells of (a), (b) and their ratios, first and warm, in the table's order."""
     return [
-        f"{pairs:.3g}",
-        f"{table} in memory, {_IN_MEMORY[label]}",
         a["seconds"],
         a["rss_mb"],
         b["seconds"],
@@ -244,7 +232,7 @@ def _in_memory_row(pairs: float, label: str, path: Path, kind: str) -> list[Any]
         a["warm"],
         b["warm"],
         b["warm"] / a["warm"],
-    ] + ["–"] * 4
+    ]
 
 
 def sort_floor(pairs: float) -> list[Any]:
