@@ -53,7 +53,7 @@ import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import partial
+from functools import cached_property, partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, overload
 
@@ -771,8 +771,10 @@ class _Session:
                 source=self.source.name,
             ) from exc
 
+    @cached_property
     def parquet_files(self) -> list[str] | None:
-        """The files of a Parquet source given by path or glob (DuckDB's glob rules)."""
+        """The files of a Parquet source given by path or glob (DuckDB's glob rules), listed
+        once per session."""
         if self.source.format != "parquet" or self.source.path is None:
             return None
         pattern = _quote_literal(self.source.path)
@@ -800,7 +802,7 @@ class _Session:
             plan = _int_keys.plan_int_columns(persons, items, person, item)
             batches: Iterator[pa.RecordBatch] | None = _int_keys.column_batches(persons, items)
         else:
-            files = self.parquet_files()
+            files = self.parquet_files
             if not files:
                 return None
             plan = _int_keys.plan_int_keys(files, person, item)
@@ -827,7 +829,7 @@ class _Session:
 
         from dpcount._parquet import parquet_batches
 
-        files = self.parquet_files()
+        files = self.parquet_files
         if files is None:
             return None
         batches = parquet_batches(files, columns, types)
