@@ -121,11 +121,7 @@ def plan_int_keys(files: Sequence[str], person: str, item: str) -> IntKeysPlan |
         return None
     widest = min(_SPAN_PER_ROW * rows + _SPAN_ALLOWANCE, 2**31 - 1)
     (person_min, person_span), (item_min, item_span) = (
-        (
-            min(r[0] for r in ranges[c]),
-            max(r[1] for r in ranges[c]) - min(r[0] for r in ranges[c]) + 1,
-        )
-        for c in (person, item)
+        _range(ranges[name]) for name in (person, item)
     )
     if person_span > widest or item_span > widest:
         return None
@@ -134,6 +130,12 @@ def plan_int_keys(files: Sequence[str], person: str, item: str) -> IntKeysPlan |
         dtypes[person].pop(), dtypes[item].pop(), rows,
         _median_offset(ranges[person], person_min),
     )  # fmt: skip
+
+
+def _range(ranges: list[tuple[int, int, int]]) -> tuple[int, int]:
+    """The minimum and the span (max - min + 1) over row groups' (min, max, rows)."""
+    low = min(r[0] for r in ranges)
+    return low, max(r[1] for r in ranges) - low + 1
 
 
 def plan_int_columns(
