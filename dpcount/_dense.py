@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["dense_codes"]
+__all__ = ["dense_codes", "ranked_labels"]
 
 #: The widest range encoded by a table, per value (plus a fixed allowance for short inputs):
 #: the table then costs at most a few bytes per value.
@@ -46,7 +46,17 @@ def dense_codes(values: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
     offsets = np.subtract(values, low, dtype=np.int64 if values.dtype.kind == "i" else np.uint64)
     present = np.zeros(span, dtype=bool)
     present[offsets] = True
+    labels, rank = ranked_labels(present, low, values.dtype)
+    return labels, rank[offsets]
+
+
+def ranked_labels(
+    present: np.ndarray, low: int | np.integer, dtype: np.dtype | type[np.integer]
+) -> tuple[np.ndarray, np.ndarray]:
+    """The values ``low + k`` of the flagged offsets k, in order and of ``dtype``, and the
+    rank (int32) of every offset among the flagged ones (meaningful where flagged)."""
     rank = np.cumsum(present, dtype=np.int32)
     rank -= 1
-    labels = np.flatnonzero(present).astype(values.dtype) + low  # modular, so exact again
-    return labels, rank[offsets]
+    # Added in ``dtype``: modular, so exact again for values the type holds (int8 -100 + 200).
+    labels = np.flatnonzero(present).astype(dtype) + np.asarray(low, dtype=dtype)
+    return labels, rank

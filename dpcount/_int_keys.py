@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dpcount._csr import rows_of_parts
+from dpcount._dense import ranked_labels
 from dpcount._jit import kernel
 
 if TYPE_CHECKING:
@@ -273,16 +274,9 @@ class _Keys:
         person_seen = tables[0][0] | tables[1][0]
         item_seen = tables[0][1] | tables[1][1]
         plan = self.plan
-        labels = [
-            (np.flatnonzero(seen) + low).astype(dtype)
-            for seen, low, dtype in (
-                (person_seen, plan.person_min, plan.person_dtype),
-                (item_seen, plan.item_min, plan.item_dtype),
-            )
-        ]
-        person_rank = np.cumsum(person_seen, dtype=np.int32) - 1
-        item_rank = np.cumsum(item_seen, dtype=np.int32) - 1
-        return person_rank, item_rank, labels[0], labels[1]
+        persons, person_rank = ranked_labels(person_seen, plan.person_min, plan.person_dtype)
+        items, item_rank = ranked_labels(item_seen, plan.item_min, plan.item_dtype)
+        return person_rank, item_rank, persons, items
 
 
 def read_int_keys(
