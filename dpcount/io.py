@@ -47,11 +47,10 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import uuid
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -59,6 +58,7 @@ from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
 
+from dpcount._database import private_connection, shared_cursor
 from dpcount._encode import EncodedPairs, NeedsChecks, encode_batches
 from dpcount._frames import frame_kind, integer_columns, registrable
 from dpcount.errors import DataError, InvalidParameterError
@@ -219,7 +219,8 @@ def read_pairs(
         registered on ``connection`` (``connection.register("visits", df)``).
     connection
         DuckDB connection to run on (for your tables, views, extensions or credentials); default
-        a fresh in-memory database.
+        an in-memory database of dpcount's own (one per read, or one per process for Parquet
+        files and tables in memory, each read on a connection of its own).
     format
         One of ``"csv"``, ``"tsv"``, ``"parquet"``, ``"jsonl"``; inferred from the suffix.
     drop_nulls
@@ -975,33 +976,29 @@ class _Session:
 def _session(
     connection: duckdb.DuckDBPyConnection | None, source: _Source, columns: Iterable[str] = ()
 ) -> Iterator[_Session]:
-    """A session on the caller's connection, or on a private in-memory database.
+    """A session on the caller's connection, or else on a database of dpcount's own: shared by
+    the reads of Parquet files and tables in memory, whose rows Arrow reads, and private to any
+    other read (see :mod:`dpcount._database`).
 
     An in-memory table source is registered under its unique name for the session only.
     """
-    import duckdb
-
-    if connection is not None:
-        session = _Session(connection, source)
+    with _connection(connection, source) as con:
+        session = _Session(con, source)
         try:
             with _registered(session, connection, columns):
                 yield session
         finally:
             session.drop_all()
-        return
-    with tempfile.TemporaryDirectory(prefix="dpcount-duckdb-") as spill:
-        # A private database spills to our own temporary folder, never into the working
-        # directory, and hands freed memory back promptly (DuckDB keeps up to 128 MB otherwise:
-        # ~70 MB of a CSV read's peak at 7M rows).
-        config: dict[str, str | bool | int | float | list[str]] = {
-            "temp_directory": spill,
-            "allocator_flush_threshold": "8MB",
-            "allocator_background_threads": True,
-        }
-        with duckdb.connect(":memory:", config=config) as con:
-            session = _Session(con, source)
-            with _registered(session, None, columns):
-                yield session
+
+
+def _connection(
+    connection: duckdb.DuckDBPyConnection | None, source: _Source
+) -> AbstractContextManager[duckdb.DuckDBPyConnection]:
+    if connection is not None:
+        return nullcontext(connection)
+    if source.frame is not None or source.format == "parquet":
+        return shared_cursor()
+    return private_connection()
 
 
 @contextmanager
