@@ -1,0 +1,72 @@
+"""Unifying the groups' dictionaries: by one sort or by hashing, the same labels and ranks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from dpcount import _encode, read_pairs
+from dpcount._encode import NeedsChecks
+
+labels = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30)
+dictionaries = st.lists(st.lists(labels, max_size=12, unique=True), min_size=1, max_size=6)
+
+
+def _entries(groups: list[list[str]]) -> pa.Array:
+    return pa.concat_arrays([pa.array(g, pa.large_string()) for g in groups])
+
+
+def _both(entries: pa.Array) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+    pool = pa.default_memory_pool()
+    return _encode._unify_by_sorting(entries, pool), _encode._unify_by_hashing(entries, pool)
+
+
+@settings(max_examples=200, deadline=None)
+@given(dictionaries)
+def test_sorting_and_hashing_agree(groups: list[list[str]]) -> None:
+    entries = _entries(groups)
+    (sorted_labels, sorted_ranks), (hashed_labels, hashed_ranks) = _both(entries)
+    assert sorted_labels.tolist() == hashed_labels.tolist() == sorted(set(entries.to_pylist()))
+    assert sorted_ranks.dtype == hashed_ranks.dtype == np.int32
+    assert sorted_ranks.tolist() == hashed_ranks.tolist()
+    assert sorted_labels[sorted_ranks].tolist() == entries.to_pylist()
+
+
+def test_an_empty_label_needs_checks_either_way() -> None:
+    entries = _entries([["b", "a"], ["", "b"]])
+    for unify in (_encode._unify_by_sorting, _encode._unify_by_hashing):
+        with pytest.raises(NeedsChecks, match="empty"):
+            unify(entries, pa.default_memory_pool())
+
+
+def test_mostly_distinct_tells_disjoint_from_shared_dictionaries() -> None:
+    disjoint = [pa.array([f"p{g}-{k}" for k in range(50)]) for g in range(9)]
+    shared = [pa.array([f"w{(g + k) % 60}" for k in range(50)]) for g in range(9)]
+    assert _encode._mostly_distinct(disjoint)
+    assert not _encode._mostly_distinct(shared)
+    assert _encode._mostly_distinct(shared[:1])  # one dictionary is distinct already
+
+
+@pytest.mark.parametrize("sorted_by_person", [True, False])
+def test_files_sorted_by_person_take_the_sort(tmp_path, monkeypatch, sorted_by_person) -> None:
+    rng = np.random.default_rng(7)
+    persons = [f"user{p:05d}" for p in rng.integers(0, 400, 5000)]
+    items = [f"word{w}" for w in rng.integers(0, 60, 5000)]
+    if sorted_by_person:
+        persons, items = map(list, zip(*sorted(zip(persons, items, strict=True)), strict=True))
+    path = tmp_path / "pairs.parquet"
+    pq.write_table(pa.table({"person": persons, "item": items}), path, row_group_size=500)
+    chosen: list[bool] = []
+    real = _encode._mostly_distinct
+    monkeypatch.setattr(_encode, "_mostly_distinct", lambda d: chosen.append(real(d)) or chosen[-1])
+    graph = read_pairs(path)
+    assert sorted(chosen) == ([False, True] if sorted_by_person else [False, False])
+    pairs = sorted(set(zip(persons, items, strict=True)))
+    assert graph.n_pairs == len(pairs)
+    rows = np.repeat(np.arange(graph.n_persons), np.diff(graph.indptr))
+    found = list(zip(graph.person_labels[rows], graph.item_labels[graph.indices], strict=True))
+    assert found == pairs
