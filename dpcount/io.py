@@ -755,7 +755,8 @@ class _Session:
                 _arrow_labels(encoded.person_labels, person_type),
                 _arrow_labels(encoded.item_labels, item_type),
                 encoded.counts,
-                all_items_held=encoded.counts is None,
+                all_items_held=encoded.counts is None and not encoded.unused_items,
+                drop_unused_persons=encoded.unused_persons,
                 person_maps=encoded.person_maps,
                 item_maps=encoded.item_maps,
             )

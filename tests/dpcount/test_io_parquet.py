@@ -64,6 +64,34 @@ def test_unused_dictionary_values_are_not_labels(tmp_path, monkeypatch):
     assert by_arrow.indices.tolist() == [0, 0, 1]
 
 
+@pytest.mark.parametrize("compiled", [False, True])
+@pytest.mark.parametrize("with_counts", [False, True])
+def test_unused_dictionary_values_across_row_groups(tmp_path, monkeypatch, compiled, with_counts):
+    """Unused values of many row groups' dictionaries are dropped once the pairs are built; a
+    person whose counts all sum to 0 is kept, as DuckDB's reader keeps it."""
+    rng = np.random.default_rng(11)
+    names = np.array([f"n{k:03d}" for k in range(200)])
+    person_codes = rng.integers(0, 60, 3000)
+    person_codes[:10] = 150  # only in rows of count 0
+    persons = pa.DictionaryArray.from_arrays(pa.array(person_codes, pa.int32()), names)
+    items = pa.DictionaryArray.from_arrays(
+        pa.array(rng.integers(100, 140, 3000), pa.int32()), names
+    )
+    counts = pa.array(np.where(np.arange(3000) < 40, 0, rng.integers(0, 3, 3000)), pa.int16())
+    path = tmp_path / "d.parquet"
+    pq.write_table(
+        pa.table({"person": persons, "item": items, "c": counts}), path, row_group_size=400
+    )
+    monkeypatch.setattr(dpcount.graph, "COMPILED_MIN_PAIRS", 0 if compiled else 1 << 21)
+    monkeypatch.setattr(dpcount._encode, "_ROWS_PER_GROUP", 500)
+    by_arrow, by_duckdb, calls = _read_both(monkeypatch, path, count="c" if with_counts else None)
+    assert calls == [True]
+    assert _same(by_arrow, by_duckdb)
+    assert set(by_arrow.person_labels) == set(names[person_codes])
+    assert set(by_arrow.item_labels) <= set(names[100:140])
+    assert by_arrow.degrees()[list(by_arrow.person_labels).index("n150")] == 0 or not with_counts
+
+
 def test_counts_and_int32_ids_and_many_row_groups(tmp_path, monkeypatch):
     rng = np.random.default_rng(5)
     n = 5000

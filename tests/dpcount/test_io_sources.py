@@ -24,6 +24,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+import dpcount._csr
 import dpcount._encode
 import dpcount._parquet
 import dpcount.graph
@@ -328,6 +329,16 @@ def test_both_csr_builders_give_the_pairs_csr(case):
             assert indices.tolist() == [i for _, i in truth]
             rows = [sum(1 for p, _ in truth if p == q) for q in range(n)]
             assert np.diff(indptr).tolist() == rows
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.integers(1, 40), st.lists(st.integers(0, 39), max_size=60), st.booleans())
+def test_held_items_in_one_or_two_threads(m, values, two_threads):
+    indices = np.array([v % m for v in values], dtype=np.int32)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(dpcount._csr, "_PARALLEL_FLAG_PAIRS", 0 if two_threads else 1 << 22)
+        held = dpcount._csr.held_items(indices, m)
+    assert held.tolist() == [k in set(indices.tolist()) for k in range(m)]
 
 
 def _numpy_csr(person_groups, item_groups, n, m, person_maps, item_maps):
