@@ -54,6 +54,7 @@ __all__ = ["EncodedPairs", "NeedsChecks", "encode_batches"]
 
 
 _MAX_LABELS = 2**31 - 1  # codes are int32
+_MAX_STRING_BYTES = 2**31 - 1  # of one Arrow string array (32-bit offsets)
 
 
 class NeedsChecks(Exception):
@@ -114,10 +115,12 @@ class _Column:
             if dense is not None:
                 return self._maps(*dense)
         pool = _memory_pool()
-        if pa.types.is_string(dictionaries[0].type):  # 32-bit offsets could overflow
+        kind = dictionaries[0].type
+        text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
+        if pa.types.is_string(kind) and sum(d.nbytes for d in dictionaries) >= _MAX_STRING_BYTES:
             dictionaries = [d.cast(pa.large_string(), memory_pool=pool) for d in dictionaries]
         entries = pa.concat_arrays(dictionaries, pool)
-        if pa.types.is_large_string(entries.type) and _mostly_distinct(dictionaries):
+        if text and _mostly_distinct(dictionaries):
             return self._maps(*_unify_by_sorting(entries, pool))
         return self._maps(*_unify_by_hashing(entries, pool))
 

@@ -70,3 +70,18 @@ def test_files_sorted_by_person_take_the_sort(tmp_path, monkeypatch, sorted_by_p
     rows = np.repeat(np.arange(graph.n_persons), np.diff(graph.indptr))
     found = list(zip(graph.person_labels[rows], graph.item_labels[graph.indices], strict=True))
     assert found == pairs
+
+
+@pytest.mark.parametrize("limit", [1, 2**31 - 1])
+def test_dictionaries_too_large_for_32_bit_offsets_are_widened(tmp_path, monkeypatch, limit):
+    """Dictionaries whose text would overflow one string array's offsets are cast to large
+    strings before they are laid end to end (the limit lowered here to force it)."""
+    persons = [f"p{k % 37}" for k in range(400)]
+    items = [f"item-{k % 53}" for k in range(400)]
+    path = tmp_path / "pairs.parquet"
+    pq.write_table(pa.table({"person": persons, "item": items}), path, row_group_size=50)
+    monkeypatch.setattr(_encode, "_MAX_STRING_BYTES", limit)
+    graph = read_pairs(path)
+    assert graph.person_labels.tolist() == sorted(set(persons))
+    assert graph.item_labels.tolist() == sorted(set(items))
+    assert graph.n_pairs == len(set(zip(persons, items, strict=True)))
