@@ -69,8 +69,8 @@ class EncodedPairs:
     item_codes: list[np.ndarray]  # int32 per chunk of rows, indices into its item map
     person_maps: list[np.ndarray]  # int32 per chunk: its dictionary's indices into person_labels
     item_maps: list[np.ndarray]  # int32 per chunk: its dictionary's indices into item_labels
-    person_labels: np.ndarray
-    item_labels: np.ndarray
+    person_labels: np.ndarray | pa.Array  # strings stay Arrow (see dpcount._deferred_labels)
+    item_labels: np.ndarray | pa.Array
     counts: np.ndarray | None  # int64, one per row, or None
     # Whether the labels may include values of a file's dictionary that no row uses.
     unused_persons: bool
@@ -105,8 +105,9 @@ class _Column:
         """Whether some group's dictionary may hold values no row uses."""
         return any(group.unused_values for group in self.groups)
 
-    def unify(self) -> tuple[np.ndarray, list[np.ndarray]]:
-        """Sorted distinct labels, and per chunk the map from its codes to their ranks."""
+    def unify(self) -> tuple[np.ndarray | pa.Array, list[np.ndarray]]:
+        """Sorted distinct labels (strings as Arrow), and per chunk the map from its codes to
+        their ranks."""
         import pyarrow as pa
 
         dictionaries = [group.dictionary for group in self.groups]
@@ -124,7 +125,9 @@ class _Column:
             return self._maps(*_unify_by_sorting(entries, pool))
         return self._maps(*_unify_by_hashing(entries, pool))
 
-    def _maps(self, labels: np.ndarray, to_rank: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    def _maps(
+        self, labels: np.ndarray | pa.Array, to_rank: np.ndarray
+    ) -> tuple[np.ndarray | pa.Array, list[np.ndarray]]:
         """``labels`` and each chunk's map, given the rank of every entry of the groups'
         dictionaries laid end to end (``to_rank``)."""
         if len(labels) > _MAX_LABELS:
@@ -162,7 +165,7 @@ def _mostly_distinct(dictionaries: list[pa.Array]) -> bool:
     return 2 * shared < sum(len(dictionaries[k]) for k in picks)
 
 
-def _unify_by_sorting(entries: pa.Array, pool: pa.MemoryPool) -> tuple[np.ndarray, np.ndarray]:
+def _unify_by_sorting(entries: pa.Array, pool: pa.MemoryPool) -> tuple[pa.Array, np.ndarray]:
     """Sorted distinct labels of string ``entries``, and each entry's rank among them, by one
     sort of all entries.
 
@@ -183,33 +186,38 @@ def _unify_by_sorting(entries: pa.Array, pool: pa.MemoryPool) -> tuple[np.ndarra
         raise NeedsChecks("empty-string id")
     to_rank = np.empty(len(entries), dtype=np.int32)  # at most _MAX_LABELS (checked later)
     to_rank[order.to_numpy()] = np.cumsum(fresh) - 1
-    return distinct.to_numpy(zero_copy_only=False), to_rank
+    return distinct, to_rank
 
 
-def _unify_by_hashing(entries: pa.Array, pool: pa.MemoryPool) -> tuple[np.ndarray, np.ndarray]:
+def _unify_by_hashing(
+    entries: pa.Array, pool: pa.MemoryPool
+) -> tuple[np.ndarray | pa.Array, np.ndarray]:
     """Sorted distinct labels of ``entries`` and each entry's rank among them: the entries
-    hashed into distinct labels (Arrow's dictionary encoding), then only those sorted."""
+    hashed into distinct labels (Arrow's dictionary encoding), then only those sorted.
+    Strings stay an Arrow array; other labels become NumPy."""
     import pyarrow as pa
     import pyarrow.compute as pc
 
     merged = pc.dictionary_encode(entries, memory_pool=pool)
     distinct = merged.dictionary
-    if pa.types.is_string(distinct.type) or pa.types.is_large_string(distinct.type):
-        if pc.any(pc.equal(distinct, "")).as_py():
-            raise NeedsChecks("empty-string id")
+    text = pa.types.is_string(distinct.type) or pa.types.is_large_string(distinct.type)
+    if text and pc.any(pc.equal(distinct, "")).as_py():
+        raise NeedsChecks("empty-string id")
     if pa.types.is_floating(distinct.type) and pc.any(pc.is_nan(distinct)).as_py():
         raise NeedsChecks("NaN id")
     order = pc.sort_indices(distinct, memory_pool=pool).to_numpy()
-    labels = pc.take(distinct, order, memory_pool=pool).to_numpy(zero_copy_only=False)
+    ordered = pc.take(distinct, order, memory_pool=pool)
     rank = np.empty(order.size, dtype=np.int32)  # at most _MAX_LABELS (checked later)
+    rank[order] = np.arange(order.size)
+    if text:
+        return ordered, rank[merged.indices.to_numpy()]
+    labels = ordered.to_numpy(zero_copy_only=False)
     if labels.dtype.kind == "f" and labels.size > 1:
         # -0.0 and 0.0 hash apart but are one label (numerically equal).
         fresh = np.ones(labels.size, dtype=bool)
         np.not_equal(labels[1:], labels[:-1], out=fresh[1:])
         rank[order] = np.cumsum(fresh) - 1
         labels = labels[fresh]
-    else:
-        rank[order] = np.arange(order.size)
     return labels, rank[merged.indices.to_numpy()]
 
 

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import numpy.typing as npt
 
+from dpcount._deferred_labels import DeferredLabels
 from dpcount._dense import dense_codes
 from dpcount._memory import release_free_memory
 from dpcount.errors import DataError, InvalidParameterError
@@ -44,6 +45,9 @@ if TYPE_CHECKING:
     import scipy.sparse
 
 __all__ = ["GraphSummary", "PersonItemGraph"]
+
+#: Labels as NumPy, or strings kept as Arrow made them until first read.
+Labels = np.ndarray | DeferredLabels
 
 #: Pairs from which CSR is built by the compiled passes of :mod:`dpcount._csr`; below, NumPy
 #: alone (compiling or loading the kernels would cost more than it saves).
@@ -245,8 +249,8 @@ class PersonItemGraph:
     __slots__ = ("_counts", "_indices", "_indptr", "_item_labels", "_person_labels")
     _indptr: np.ndarray
     _indices: np.ndarray
-    _person_labels: np.ndarray
-    _item_labels: np.ndarray
+    _person_labels: Labels  # converted to NumPy on first access when deferred
+    _item_labels: Labels
     _counts: np.ndarray | None
 
     def __init__(
@@ -423,8 +427,8 @@ class PersonItemGraph:
         cls,
         person_codes: np.ndarray,
         item_codes: np.ndarray,
-        person_labels: np.ndarray,
-        item_labels: np.ndarray,
+        person_labels: Labels,
+        item_labels: Labels,
         counts: np.ndarray | None = None,
         *,
         all_items_held: bool = False,
@@ -444,8 +448,8 @@ class PersonItemGraph:
         cls,
         person_codes: list[np.ndarray],
         item_codes: list[np.ndarray],
-        person_labels: np.ndarray,
-        item_labels: np.ndarray,
+        person_labels: Labels,
+        item_labels: Labels,
         counts: np.ndarray | None = None,
         *,
         all_items_held: bool = False,
@@ -498,8 +502,8 @@ class PersonItemGraph:
     def _from_keys(
         cls,
         keys: np.ndarray,
-        person_labels: np.ndarray,
-        item_labels: np.ndarray,
+        person_labels: Labels,
+        item_labels: Labels,
         counts: np.ndarray | None = None,
         *,
         all_items_held: bool = False,
@@ -553,8 +557,8 @@ class PersonItemGraph:
         cls,
         indptr: np.ndarray,
         indices: np.ndarray,
-        person_labels: np.ndarray,
-        item_labels: np.ndarray,
+        person_labels: Labels,
+        item_labels: Labels,
         all_items_held: bool,
         drop_empty_persons: bool = False,
     ) -> PersonItemGraph:
@@ -576,14 +580,15 @@ class PersonItemGraph:
         cls,
         indptr: np.ndarray,
         indices: np.ndarray,
-        person_labels: np.ndarray,
-        item_labels: np.ndarray,
+        person_labels: Labels,
+        item_labels: Labels,
         counts: np.ndarray | None = None,
     ) -> PersonItemGraph:
         """A graph from CSR arrays correct by construction: no copies, labels checked only.
 
         ``indptr`` must be ``int64`` and ``indices`` ``int32`` already (asserted); the arrays
-        are frozen in place, so callers must not keep writable references.
+        are frozen in place, so callers must not keep writable references.  Labels may be
+        :class:`~dpcount._deferred_labels.DeferredLabels`, converted on first access.
         """
         assert indptr.dtype == np.int64 and indices.dtype == np.int32
         assert counts is None or counts.dtype == np.int64
@@ -599,7 +604,9 @@ class PersonItemGraph:
             ("_item_labels", item_labels),
             ("_counts", counts),
         ):
-            object.__setattr__(graph, name, None if value is None else _readonly(value))
+            if isinstance(value, np.ndarray):
+                value = _readonly(value)
+            object.__setattr__(graph, name, value)
         return graph
 
     # -- arrays and sizes --------------------------------------------------------------------
@@ -617,12 +624,20 @@ class PersonItemGraph:
     @property
     def person_labels(self) -> np.ndarray:
         """Read-only sorted person labels; person id ``p`` is ``person_labels[p]``."""
-        return self._person_labels
+        return self._labels("_person_labels")
 
     @property
     def item_labels(self) -> np.ndarray:
         """Read-only sorted item labels; item id ``i`` is ``item_labels[i]``."""
-        return self._item_labels
+        return self._labels("_item_labels")
+
+    def _labels(self, name: str) -> np.ndarray:
+        """The labels in slot ``name`` as NumPy, converted (and kept) on first access."""
+        labels = getattr(self, name)
+        if isinstance(labels, DeferredLabels):
+            labels = _readonly(labels.to_numpy())
+            object.__setattr__(self, name, labels)
+        return labels
 
     @property
     def counts(self) -> np.ndarray | None:
@@ -675,15 +690,15 @@ class PersonItemGraph:
     def items_of(self, person: Hashable) -> np.ndarray:
         """Item labels held by the person with label ``person``."""
         p = self.person_index(person)
-        return self._item_labels[self._indices[self._indptr[p] : self._indptr[p + 1]]]
+        return self.item_labels[self._indices[self._indptr[p] : self._indptr[p + 1]]]
 
     def person_index(self, label: Hashable) -> int:
         """Id of the person with this label; ``InvalidParameterError`` if there is none."""
-        return _index_of(self._person_labels, label, "person")
+        return _index_of(self.person_labels, label, "person")
 
     def item_index(self, label: Hashable) -> int:
         """Id of the item with this label; ``InvalidParameterError`` if there is none."""
-        return _index_of(self._item_labels, label, "item")
+        return _index_of(self.item_labels, label, "item")
 
     def summary(self) -> GraphSummary:
         """Sizes and degree quantiles (a description of the data, not a private release)."""
@@ -724,8 +739,8 @@ class PersonItemGraph:
         return type(self)._from_codes(
             old_to_new[persons[keep_pairs]],
             items[keep_pairs],
-            self._person_labels[~drop],
-            self._item_labels,
+            self.person_labels[~drop],
+            self.item_labels,
             counts,
         )
 
@@ -750,14 +765,14 @@ class PersonItemGraph:
         >>> g.with_person("b", ["w", "x"]).item_labels.tolist()
         ['w', 'x']
         """
-        if _contains(self._person_labels, label):
+        if _contains(self.person_labels, label):
             raise InvalidParameterError(f"person {label!r} is already in the graph")
         new_items = _as_label_array(list(items), "item labels")
         persons, item_ids = self.pairs()
         new_person = _as_label_array([label], "person labels")
-        all_persons = _concat_labels(self._person_labels, new_person, "person labels")
+        all_persons = _concat_labels(self.person_labels, new_person, "person labels")
         pair_persons = np.concatenate([persons, np.full(new_items.size, self.n_persons)])
-        pair_items = _concat_labels(self._item_labels[item_ids], new_items, "item labels")
+        pair_items = _concat_labels(self.item_labels[item_ids], new_items, "item labels")
         pair_counts = None
         if self._counts is not None or counts is not None:
             old = self._counts if self._counts is not None else np.ones(self.n_pairs, np.int64)
@@ -806,8 +821,8 @@ class PersonItemGraph:
         import networkx as nx
 
         graph = nx.Graph()
-        person_nodes = [("person", _py(x)) for x in self._person_labels]
-        item_nodes = [("item", _py(x)) for x in self._item_labels]
+        person_nodes = [("person", _py(x)) for x in self.person_labels]
+        item_nodes = [("item", _py(x)) for x in self.item_labels]
         graph.add_nodes_from((v, {"bipartite": 0, "label": v[1]}) for v in person_nodes)
         graph.add_nodes_from((v, {"bipartite": 1, "label": v[1]}) for v in item_nodes)
         persons, items = self.pairs()
@@ -839,8 +854,8 @@ class PersonItemGraph:
         edges = np.column_stack([persons, items + self.n_persons]).tolist()
         types = [False] * self.n_persons + [True] * self.n_items
         graph = ig.Graph.Bipartite(types, edges)
-        graph.vs["label"] = [_py(x) for x in self._person_labels] + [
-            _py(x) for x in self._item_labels
+        graph.vs["label"] = [_py(x) for x in self.person_labels] + [
+            _py(x) for x in self.item_labels
         ]
         if self._counts is not None:
             graph.es["count"] = self._counts.tolist()
@@ -863,8 +878,8 @@ class PersonItemGraph:
             same_counts
             and np.array_equal(self._indptr, other._indptr)
             and np.array_equal(self._indices, other._indices)
-            and np.array_equal(self._person_labels, other._person_labels)
-            and np.array_equal(self._item_labels, other._item_labels)
+            and np.array_equal(self.person_labels, other.person_labels)
+            and np.array_equal(self.item_labels, other.item_labels)
         )
 
     __hash__ = None  # type: ignore[assignment]
@@ -877,7 +892,7 @@ class PersonItemGraph:
         )
 
     def __getstate__(self) -> tuple[Any, ...]:
-        return (self._indptr, self._indices, self._person_labels, self._item_labels, self._counts)
+        return (self._indptr, self._indices, self.person_labels, self.item_labels, self._counts)
 
     def __setstate__(self, state: tuple[Any, ...]) -> None:
         names = ("_indptr", "_indices", "_person_labels", "_item_labels", "_counts")
@@ -935,9 +950,12 @@ def _check_csr(
         raise DataError("counts must be positive and aligned with indices")
 
 
-def _check_sorted_unique(labels: np.ndarray, what: str) -> None:
+def _check_sorted_unique(labels: Labels, what: str) -> None:
     """Raise a DataError unless ``labels`` are strictly increasing."""
-    if labels.size > 1:
+    if isinstance(labels, DeferredLabels):
+        if not labels.strictly_increasing():
+            raise DataError(f"{what} labels must be sorted and unique")
+    elif labels.size > 1:
         try:
             ordered = bool(np.all(labels[1:] > labels[:-1]))
         except TypeError as exc:
@@ -947,8 +965,8 @@ def _check_sorted_unique(labels: np.ndarray, what: str) -> None:
 
 
 def _only_persons(
-    indptr: np.ndarray, person_labels: np.ndarray, keep: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+    indptr: np.ndarray, person_labels: Labels, keep: np.ndarray
+) -> tuple[np.ndarray, Labels]:
     """``indptr`` and ``person_labels`` of the persons where ``keep``; the rows of the others
     must be empty."""
     if keep.all():

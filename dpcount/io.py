@@ -59,6 +59,7 @@ from typing import TYPE_CHECKING, Any, overload
 import numpy as np
 
 from dpcount._database import private_connection, shared_cursor
+from dpcount._deferred_labels import DeferredLabels
 from dpcount._encode import EncodedPairs, NeedsChecks, encode_batches
 from dpcount._frames import frame_kind, integer_columns, registrable
 from dpcount.errors import DataError, InvalidParameterError
@@ -67,7 +68,9 @@ from dpcount.text import NGRAM_SIZES, TOKEN_PATTERN, tokenize
 
 if TYPE_CHECKING:
     import duckdb
+    import pyarrow as pa
 
+    from dpcount.graph import Labels
     from dpcount.grouped import GroupedGraph
 
 __all__ = [
@@ -1162,15 +1165,18 @@ def _plain(values: Any) -> np.ndarray:
     return np.asarray(values)
 
 
-def _arrow_labels(labels: np.ndarray, duck_type: str) -> np.ndarray:
-    """Labels as the NumPy reader returns them: Arrow exports UUIDs as text, make them UUIDs.
+def _arrow_labels(labels: np.ndarray | pa.Array, duck_type: str) -> Labels:
+    """Labels as the graph keeps them: strings from Arrow deferred (converted on first read),
+    and UUIDs, which Arrow exports as text, made UUIDs.
 
     The canonical lower-case hex text sorts like the 128-bit value, so the order is kept.
     """
-    if duck_type != "UUID":
+    if isinstance(labels, np.ndarray):
         return labels
-    out = np.empty(labels.size, dtype=object)
-    out[:] = [uuid.UUID(text) for text in labels]
+    if duck_type != "UUID":
+        return DeferredLabels(labels)
+    out = np.empty(len(labels), dtype=object)
+    out[:] = [uuid.UUID(text) for text in labels.to_pylist()]
     return out
 
 

@@ -20,7 +20,8 @@ def _entries(groups: list[list[str]]) -> pa.Array:
     return pa.concat_arrays([pa.array(g, pa.large_string()) for g in groups])
 
 
-def _both(entries: pa.Array) -> tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]:
+def _both(entries: pa.Array) -> tuple[tuple[pa.Array, np.ndarray], tuple[pa.Array, np.ndarray]]:
+    """Labels (strings stay Arrow) and ranks by sorting and by hashing."""
     pool = pa.default_memory_pool()
     return _encode._unify_by_sorting(entries, pool), _encode._unify_by_hashing(entries, pool)
 
@@ -33,7 +34,7 @@ def test_sorting_and_hashing_agree(groups: list[list[str]]) -> None:
     assert sorted_labels.tolist() == hashed_labels.tolist() == sorted(set(entries.to_pylist()))
     assert sorted_ranks.dtype == hashed_ranks.dtype == np.int32
     assert sorted_ranks.tolist() == hashed_ranks.tolist()
-    assert sorted_labels[sorted_ranks].tolist() == entries.to_pylist()
+    assert sorted_labels.take(sorted_ranks).to_pylist() == entries.to_pylist()
 
 
 def test_an_empty_label_needs_checks_either_way() -> None:
