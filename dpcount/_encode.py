@@ -147,22 +147,25 @@ def _memory_pool() -> pa.MemoryPool:
     return pa.system_memory_pool()
 
 
-#: Dictionaries compared with the one before them to tell whether a column's groups share labels.
-_OVERLAP_SAMPLES = 4
+#: Dictionaries, spread over a column, whose entries are counted to tell whether it repeats labels.
+_SAMPLED_DICTIONARIES = 8
 
 
 def _mostly_distinct(dictionaries: list[pa.Array]) -> bool:
-    """Whether fewer than half of the entries of a few sampled dictionaries are in the one
-    before: the persons of a file sorted by person, say, whose row groups share no labels."""
+    """Whether at least 3/4 of the entries of a few dictionaries spread over the column are
+    distinct labels, as with the persons of a file sorted by person.
+
+    Then one sort of all entries beats hashing them and sorting the distinct labels after.
+    Where labels repeat across groups (a file in random row order, whose every row group holds
+    a third of all persons, say), sorting would order many copies of each label: 4.5M entries
+    for 223k persons took 1.9 s to sort and 0.1 s to hash.
+    """
+    import pyarrow as pa
     import pyarrow.compute as pc
 
-    if len(dictionaries) < 2:
-        return True
-    picks = np.unique(np.linspace(1, len(dictionaries) - 1, _OVERLAP_SAMPLES).round().astype(int))
-    shared = sum(
-        pc.sum(pc.is_in(dictionaries[k], value_set=dictionaries[k - 1])).as_py() or 0 for k in picks
-    )
-    return 2 * shared < sum(len(dictionaries[k]) for k in picks)
+    picks = np.linspace(0, len(dictionaries) - 1, _SAMPLED_DICTIONARIES).round().astype(int)
+    sample = pa.concat_arrays([dictionaries[k] for k in np.unique(picks)])
+    return 4 * pc.count_distinct(sample).as_py() >= 3 * len(sample)
 
 
 def _unify_by_sorting(entries: pa.Array, pool: pa.MemoryPool) -> tuple[pa.Array, np.ndarray]:

@@ -50,12 +50,17 @@ def test_mostly_distinct_tells_disjoint_from_shared_dictionaries() -> None:
     assert _encode._mostly_distinct(disjoint)
     assert not _encode._mostly_distinct(shared)
     assert _encode._mostly_distinct(shared[:1])  # one dictionary is distinct already
+    # Rows in random order: each group holds a random third of the persons, and consecutive
+    # groups share a third of their labels, yet all groups together repeat each label often.
+    rng = np.random.default_rng(3)
+    thirds = [pa.array([f"p{k}" for k in rng.choice(300, 100, replace=False)]) for _ in range(20)]
+    assert not _encode._mostly_distinct(thirds)
 
 
 @pytest.mark.parametrize("sorted_by_person", [True, False])
 def test_files_sorted_by_person_take_the_sort(tmp_path, monkeypatch, sorted_by_person) -> None:
     rng = np.random.default_rng(7)
-    persons = [f"user{p:05d}" for p in rng.integers(0, 400, 5000)]
+    persons = [f"user{p:05d}" for p in rng.integers(0, 100, 5000)]
     items = [f"word{w}" for w in rng.integers(0, 60, 5000)]
     if sorted_by_person:
         persons, items = map(list, zip(*sorted(zip(persons, items, strict=True)), strict=True))
