@@ -92,6 +92,26 @@ def test_unused_dictionary_values_across_row_groups(tmp_path, monkeypatch, compi
     assert by_arrow.degrees()[list(by_arrow.person_labels).index("n150")] == 0 or not with_counts
 
 
+def test_dictionaries_nearly_as_long_as_their_row_groups_are_read_plainly(tmp_path, monkeypatch):
+    """Persons in random order (most of a row group's persons distinct) are read as strings,
+    items (few, repeated) as dictionaries; the graph is DuckDB's."""
+    rng = np.random.default_rng(2)
+    persons = [f"user{k}" for k in rng.integers(0, 5000, 4000)]
+    items = [f"w{k}" for k in rng.integers(0, 20, 4000)]
+    path = tmp_path / "shuffled.parquet"
+    pq.write_table(pa.table({"person": persons, "item": items}), path, row_group_size=1000)
+    batches = list(dpcount._parquet._scan([str(path)], {"p": "person", "i": "item"}))
+    assert {str(b.schema.field("p").type) for b in batches} == {"string"}
+    assert {str(b.schema.field("i").type) for b in batches} == {
+        "dictionary<values=string, indices=int32, ordered=0>"
+    }
+    assert [v for b in batches for v in b.column("p").to_pylist()] == persons
+    assert [v for b in batches for v in b.column("i").to_pylist()] == items
+    by_arrow, by_duckdb, calls = _read_both(monkeypatch, path)
+    assert calls == [True]
+    assert _same(by_arrow, by_duckdb)
+
+
 def test_counts_and_int32_ids_and_many_row_groups(tmp_path, monkeypatch):
     rng = np.random.default_rng(5)
     n = 5000
