@@ -1,7 +1,8 @@
 """End to end: a file of person–item pairs to a private bound, against DuckDB's COUNT DISTINCT.
 
 For each generated file (Parquet and CSV; integer and string ids; string-id Parquet written by
-DuckDB and by Arrow, which differ in which columns they dictionary-encode) one run measures,
+DuckDB and by Arrow, which differ in which columns they dictionary-encode, and by Arrow once
+more with the rows in random order rather than grouped by person) one run measures,
 each in a fresh subprocess so that its peak RSS is its own:
 
 (a) DuckDB ``SELECT count(DISTINCT item), count(DISTINCT person) FROM file``, and (a') the
@@ -166,18 +167,30 @@ def generate(directory: Path, pairs: float, seed: int = 0) -> dict[str, Path]:
     con.execute(f"COPY ({strings}) TO '{directory / 'str.parquet'}' (FORMAT parquet)")
     files["parquet, string ids"] = directory / "str.parquet"
     # The same rows written by Arrow, which dictionary-encodes both string columns per row
-    # group (DuckDB's writer stores the item column plainly: too many distinct values).
-    reader = con.sql(strings).to_arrow_reader(1 << 20)
-    with pq.ParquetWriter(directory / "str_arrow.parquet", reader.schema) as writer:
-        for batch in reader:
-            writer.write_batch(batch)
+    # group (DuckDB's writer stores the item column plainly: too many distinct values).  The
+    # rows come grouped by person, as the generator makes them; the second copy has them in
+    # random order, so that every row group holds many persons of the others.
+    _write_by_arrow(con, strings, directory / "str_arrow.parquet")
     files["parquet by Arrow, string ids"] = directory / "str_arrow.parquet"
+    shuffled = f"SELECT * FROM ({strings}) ORDER BY hash(person, item)"
+    _write_by_arrow(con, shuffled, directory / "str_arrow_shuffled.parquet")
+    files["parquet by Arrow, string ids, rows shuffled"] = directory / "str_arrow_shuffled.parquet"
     if n_chunks == 1:  # CSV at the sizes the table reports, not at a billion pairs
         con.execute(f"COPY (SELECT * FROM {source}) TO '{directory / 'int.csv'}' (HEADER)")
         con.execute(f"COPY ({strings}) TO '{directory / 'str.csv'}' (HEADER)")
         files["csv, int ids"] = directory / "int.csv"
         files["csv, string ids"] = directory / "str.csv"
     return files
+
+
+def _write_by_arrow(con: Any, query: str, path: Path) -> None:
+    """Write the rows of a DuckDB ``query`` with Arrow's Parquet writer, batch by batch."""
+    import pyarrow.parquet as pq
+
+    reader = con.sql(query).to_arrow_reader(1 << 20)
+    with pq.ParquetWriter(path, reader.schema) as writer:
+        for batch in reader:
+            writer.write_batch(batch)
 
 
 def _duckdb_from(path: Path) -> str:

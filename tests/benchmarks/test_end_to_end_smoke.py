@@ -15,6 +15,7 @@ def test_smoke_run_writes_every_file_kind(tmp_path):
         "parquet, int ids",
         "parquet, string ids",
         "parquet by Arrow, string ids",
+        "parquet by Arrow, string ids, rows shuffled",
         "csv, int ids",
         "csv, string ids",
         "Arrow table in memory, int ids",
@@ -22,11 +23,11 @@ def test_smoke_run_writes_every_file_kind(tmp_path):
         "Arrow table in memory, string ids",
         "pandas DataFrame in memory, string ids",
     ]
-    for row in rows[:5]:
+    for row in rows[:6]:
         *values, above_base = [float(x) for x in row.strip("|").split("|")[2:]]
         assert all(math.isfinite(v) and v > 0 for v in values)
         assert math.isfinite(above_base)  # bytes/pair above 400 MB: negative on tiny data
-    for row in rows[5:]:  # tables in memory: (a) and (b) only, no CLI run
+    for row in rows[6:]:  # tables in memory: (a) and (b) only, no CLI run
         cells = [x.strip() for x in row.strip("|").split("|")[2:]]
         assert all(math.isfinite(float(v)) and float(v) > 0 for v in cells[:9])
         assert cells[9:] == ["–"] * 4
@@ -47,3 +48,4 @@ def test_chunked_generation_reads_as_one_glob(tmp_path):
     by_str = read_pairs(files["parquet, string ids"])
     assert by_int.n_pairs == by_str.n_pairs and by_int.n_persons == by_str.n_persons
     assert read_pairs(files["parquet by Arrow, string ids"]) == by_str
+    assert read_pairs(files["parquet by Arrow, string ids, rows shuffled"]) == by_str
