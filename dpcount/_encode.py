@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from dpcount._dense import dense_codes
+from dpcount._intern import EmptyLabel, Interner
 from dpcount._memory import release_free_memory
 from dpcount.errors import DataError
 
@@ -81,21 +82,52 @@ class EncodedPairs:
 class _Encoded:
     """One group of one column: int32 codes per chunk into ``dictionary``, read-only views of
     Arrow's buffers (never copied), and whether the dictionary may hold values no row uses (a
-    file's own dictionary may)."""
+    file's own dictionary may).  Without a dictionary, the codes are ids of the column's
+    :class:`~dpcount._intern.Interner`."""
 
     codes: list[np.ndarray]
-    dictionary: pa.Array
+    dictionary: pa.Array | None
     unused_values: bool = False
 
 
+#: A group of strings whose dictionary has more than this many entries per row makes its
+#: column interned from then on (:mod:`dpcount._intern`), if it has at least
+#: ``_INTERN_MIN_ROWS`` rows (smaller inputs are not worth compiling the table's kernel for).
+_INTERN_SHARE = 0.5
+_INTERN_MIN_ROWS = 1 << 19
+
+
 class _Column:
-    """Per-group codes and dictionaries of one id column."""
+    """Per-group codes and dictionaries of one id column, or the column's interner once a
+    group has shown that its labels barely repeat within a group."""
 
     def __init__(self) -> None:
         self.groups: list[_Encoded] = []
+        self.interner: Interner | None = None
+
+    def encode(self, array: pa.ChunkedArray) -> list[_Encoded]:
+        """The codes of one group: interned if the column is, else :func:`_encode_column`."""
+        import pyarrow as pa
+
+        interner = self.interner  # set by the reading thread, see add()
+        if interner is None or not pa.types.is_string(array.type):
+            return _encode_column(array)
+        if array.null_count:
+            raise NeedsChecks("null id")
+        try:
+            return [_Encoded([interner.ids(chunk) for chunk in array.chunks], None)]
+        except EmptyLabel as exc:
+            raise NeedsChecks("empty-string id") from exc
 
     def add(self, encoded: list[_Encoded]) -> None:
+        """Keep a group's codes; switch the column to interning if the group asks for it."""
         self.groups += encoded
+        dictionary = encoded[0].dictionary if len(encoded) == 1 else None
+        if self.interner is not None or dictionary is None or not _is_text(dictionary):
+            return
+        rows = sum(codes.size for codes in encoded[0].codes)
+        if rows >= _INTERN_MIN_ROWS and len(dictionary) > _INTERN_SHARE * rows:
+            self.interner = Interner()
 
     def chunk_codes(self) -> list[np.ndarray]:
         """The codes of every chunk, in order."""
@@ -110,7 +142,9 @@ class _Column:
         their ranks."""
         import pyarrow as pa
 
-        dictionaries = [group.dictionary for group in self.groups]
+        if self.interner is not None:
+            return self._unify_interned(self.interner)
+        dictionaries = [group.dictionary for group in self.groups if group.dictionary is not None]
         if pa.types.is_integer(dictionaries[0].type):
             dense = dense_codes(np.concatenate([d.to_numpy() for d in dictionaries]))
             if dense is not None:
@@ -125,6 +159,29 @@ class _Column:
             return self._maps(*_unify_by_sorting(entries, pool))
         return self._maps(*_unify_by_hashing(entries, pool))
 
+    def _unify_interned(self, interner: Interner) -> tuple[pa.Array, list[np.ndarray]]:
+        """:meth:`unify` for an interned column: the dictionaries of the groups encoded before
+        it was are interned too, and the interner's labels are sorted once."""
+        import pyarrow.compute as pc
+
+        try:
+            ids = [
+                None if g.dictionary is None else interner.ids(g.dictionary) for g in self.groups
+            ]
+        except EmptyLabel as exc:
+            raise NeedsChecks("empty-string id") from exc
+        labels = interner.labels()
+        if len(labels) > _MAX_LABELS:
+            raise DataError(f"{len(labels)} distinct ids in one column exceed 2**31 - 1")
+        pool = _memory_pool()
+        order = pc.sort_indices(labels, memory_pool=pool)
+        rank = np.empty(len(labels), dtype=np.int32)
+        rank[order.to_numpy()] = np.arange(len(labels), dtype=np.int32)
+        maps = []
+        for group, group_ids in zip(self.groups, ids, strict=True):
+            maps += [rank if group_ids is None else rank[group_ids]] * len(group.codes)
+        return pc.take(labels, order, memory_pool=pool), maps
+
     def _maps(
         self, labels: np.ndarray | pa.Array, to_rank: np.ndarray
     ) -> tuple[np.ndarray | pa.Array, list[np.ndarray]]:
@@ -132,11 +189,18 @@ class _Column:
         dictionaries laid end to end (``to_rank``)."""
         if len(labels) > _MAX_LABELS:
             raise DataError(f"{len(labels)} distinct ids in one column exceed 2**31 - 1")
-        bounds = np.cumsum([0] + [len(group.dictionary) for group in self.groups])
+        sizes = [len(group.dictionary) for group in self.groups if group.dictionary is not None]
+        bounds = np.cumsum([0, *sizes])
         maps = []
         for group, (a, b) in zip(self.groups, itertools.pairwise(bounds), strict=True):
             maps += [to_rank[a:b]] * len(group.codes)
         return labels, maps
+
+
+def _is_text(array: pa.Array) -> bool:
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(array.type) or pa.types.is_large_string(array.type))
 
 
 def _memory_pool() -> pa.MemoryPool:
@@ -338,8 +402,8 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
         for batch in _regroup(batches, _ROWS_PER_GROUP):
             in_flight.append(
                 (
-                    pool.submit(_encode_column, batch.column(0)),
-                    pool.submit(_encode_column, batch.column(1)),
+                    pool.submit(persons.encode, batch.column(0)),
+                    pool.submit(items.encode, batch.column(1)),
                 )
             )
             if len(in_flight) > _GROUPS_IN_FLIGHT:  # bounds the labels held at once

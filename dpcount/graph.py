@@ -536,9 +536,9 @@ class PersonItemGraph:
         sorted_counts = np.asarray(counts, dtype=np.int64)[order]
         del order
         merged = np.add.reduceat(sorted_counts, starts) if starts.size else starts
-        in_keys = np.ones(person_labels.size, dtype=bool)
+        in_keys = None  # persons with a key, when those without are dropped
         if drop_unused_persons:
-            in_keys[:] = False
+            in_keys = np.zeros(person_labels.size, dtype=bool)
             in_keys[sorted_keys[starts] // m] = True
         keep = merged > 0
         unique_keys, merged = sorted_keys[starts[keep]], merged[keep]
@@ -549,7 +549,8 @@ class PersonItemGraph:
             unique_keys = (unique_keys // m) * int(held.sum()) + (np.cumsum(held) - 1)[cols]
             item_labels = item_labels[held]
         indptr, indices = csr_from_keys(unique_keys, person_labels.size, max(item_labels.size, 1))
-        indptr, person_labels = _only_persons(indptr, person_labels, in_keys)
+        if in_keys is not None:
+            indptr, person_labels = _only_persons(indptr, person_labels, in_keys)
         return cls._trusted(indptr, indices, person_labels, item_labels, merged)
 
     @classmethod

@@ -9,8 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from dpcount import _encode, read_pairs
+from dpcount import DataError, PersonItemGraph, _encode, read_pairs
 from dpcount._encode import NeedsChecks
+from dpcount._intern import EmptyLabel, Interner
 
 labels = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=30)
 dictionaries = st.lists(st.lists(labels, max_size=12, unique=True), min_size=1, max_size=6)
@@ -91,3 +92,57 @@ def test_dictionaries_too_large_for_32_bit_offsets_are_widened(tmp_path, monkeyp
     assert graph.person_labels.tolist() == sorted(set(persons))
     assert graph.item_labels.tolist() == sorted(set(items))
     assert graph.n_pairs == len(set(zip(persons, items, strict=True)))
+
+
+# --------------------------------------------------------------------------------------------
+# Interned columns: labels that barely repeat within a group
+# --------------------------------------------------------------------------------------------
+
+long_or_unicode = st.one_of(labels, st.text(alphabet="xyé😀", min_size=100, max_size=300))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.lists(long_or_unicode, min_size=1, max_size=20), min_size=1, max_size=8))
+def test_interner_gives_one_id_per_distinct_label(chunks: list[list[str]]) -> None:
+    table = Interner()
+    seen: dict[str, int] = {}
+    for chunk in chunks:
+        for label, found in zip(chunk, table.ids(pa.array(chunk)).tolist(), strict=True):
+            assert seen.setdefault(label, found) == found
+    assert sorted(seen.values()) == list(range(len(seen))) == list(range(len(table)))
+    assert table.labels().to_pylist() == sorted(seen, key=seen.__getitem__)
+
+
+def test_interner_grows_past_its_first_table_and_refuses_empty_labels() -> None:
+    table = Interner()
+    many = pa.array([f"label-{k}" for k in range(200_000)], pa.large_string())
+    first = table.ids(many)
+    assert table.ids(many[::-1]).tolist() == first[::-1].tolist()  # found again after growing
+    assert len(table) == 200_000
+    with pytest.raises(EmptyLabel):
+        table.ids(pa.array(["a", ""]))
+
+
+@pytest.mark.parametrize("bad", [None, "", "ok"])
+def test_interned_columns_read_as_duckdb_reads_them(tmp_path, monkeypatch, bad) -> None:
+    """Persons nearly all distinct within a group are interned from the first such group on
+    (groups of 300 rows here); the graph and the errors are those of DuckDB's reader."""
+    rng = np.random.default_rng(4)
+    persons = [f"person-{k}-é" for k in rng.integers(0, 2000, 3000)]
+    items = [f"w{k}" for k in rng.integers(0, 30, 3000)]
+    persons[2500] = bad
+    path = tmp_path / "pairs.parquet"
+    pq.write_table(pa.table({"person": persons, "item": items}), path, row_group_size=300)
+    interned: list[int] = []
+    real = Interner.ids
+    monkeypatch.setattr(_encode, "_ROWS_PER_GROUP", 300)
+    monkeypatch.setattr(_encode, "_INTERN_MIN_ROWS", 100)
+    monkeypatch.setattr(Interner, "ids", lambda self, s: interned.append(len(s)) or real(self, s))
+    if bad == "ok":
+        graph = read_pairs(path)
+        assert sum(interned) >= 3000 - 3 * 300  # rows after the first groups, their dictionaries
+        expected = PersonItemGraph.from_pairs(persons, items)
+        assert graph == expected
+    else:
+        with pytest.raises(DataError, match="null, empty"):
+            read_pairs(path)
