@@ -11,7 +11,10 @@ sort of all entries – the distinct labels sorted (strings by code point, numbe
 the data-independent order of :mod:`dpcount.graph`), and each chunk of rows gets the map from
 its group's dictionary to the ranks of those labels.  The codes stay in Arrow's buffers and are
 never rewritten: the CSR construction applies the maps as it reads them
-(:meth:`dpcount.graph.PersonItemGraph._from_code_groups`), and deduplicates.
+(:meth:`dpcount.graph.PersonItemGraph._from_code_groups`), and deduplicates.  A string column
+whose groups' dictionaries turn out nearly as long as the groups (many distinct labels in random
+row order) is interned from then on instead (:mod:`dpcount._intern`), so that its labels are
+kept once, not once per group.
 
 Memory per row is 8 bytes of codes (4 per column) plus, while a group is encoded, its labels.
 
