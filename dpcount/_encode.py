@@ -110,10 +110,8 @@ class _Column:
 
     def encode(self, array: pa.ChunkedArray) -> list[_Encoded]:
         """The codes of one group: interned if the column is, else :func:`_encode_column`."""
-        import pyarrow as pa
-
         interner = self.interner  # set by the reading thread, see add()
-        if interner is None or not pa.types.is_string(array.type):
+        if interner is None or not _is_text(array):
             return _encode_column(array)
         if array.null_count:
             raise NeedsChecks("null id")
@@ -200,7 +198,8 @@ class _Column:
         return labels, maps
 
 
-def _is_text(array: pa.Array) -> bool:
+def _is_text(array: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether the values are strings (32- or 64-bit offsets)."""
     import pyarrow as pa
 
     return bool(pa.types.is_string(array.type) or pa.types.is_large_string(array.type))
