@@ -5,8 +5,8 @@ values and an integer index per row.  Read as Arrow dictionary arrays, a file gi
 :mod:`dpcount._encode` its codes without hashing every row: only the row groups' dictionaries
 are unified.  (A column the writer stored plainly is hashed by Arrow while it decodes, in the
 scan's threads.  So is a column whose first row group's dictionary has more than one entry per
-two rows, as the persons of a file in random row order: Arrow hashes every dictionary entry as
-it reads it, which then costs more than hashing the rows.)
+five rows, as in a file in random row order: Arrow hashes every dictionary entry as it reads
+it, and the row groups' dictionaries would all be kept until the end.)
 
 The path is taken only where it gives exactly what DuckDB's path gives: local Parquet files
 whose id columns Arrow reads as strings or 32/64-bit integers, the same types in every file
@@ -147,10 +147,12 @@ def _scan(files: Sequence[str], columns: Mapping[str, str]) -> Iterator[pa.Recor
 
 
 #: A column whose first row group has more dictionary entries per row than this is read
-#: plainly: Arrow hashes every entry of each row group's dictionary as it reads it, which costs
-#: more than hashing the rows (a file in random row order: 74.5k persons per 122,880 rows read
-#: 0.35 s as dictionaries, 0.21 s plainly).
-_MAX_ENTRIES_PER_ROW = 0.5
+#: plainly.  Arrow hashes every entry of each row group's dictionary as it reads it, which can
+#: cost more than hashing the rows (a file in random row order: 74.5k persons per 122,880 rows
+#: read 0.35 s as dictionaries, 0.21 s plainly), and all row groups' dictionaries are kept
+#: until they are unified: the items of the random-order 71M-row file (30k per 122,880 rows,
+#: 591 row groups) peaked 420 MB higher read as dictionaries, though 5 % faster.
+_MAX_ENTRIES_PER_ROW = 0.2
 
 
 def _first_row_group(
@@ -162,12 +164,16 @@ def _first_row_group(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    with pq.ParquetFile(path) as plain:
+        stored = plain.schema_arrow
     with pq.ParquetFile(path, read_dictionary=dictionaries) as parquet:
         table = parquet.read_row_group(0, columns=list(columns.values()))
     kept = []
     for name in dictionaries:
         column = table.column(name)
-        if not pa.types.is_dictionary(column.type):  # Arrow reads only text as dictionaries
+        text = pa.types.is_dictionary(column.type)  # Arrow reads only text as dictionaries
+        always = pa.types.is_dictionary(stored.field(name).type)  # written from dictionaries
+        if not text or always:
             kept.append(name)
             continue
         entries = max((len(chunk.dictionary) for chunk in column.chunks), default=0)
