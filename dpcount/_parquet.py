@@ -131,9 +131,10 @@ def _scan(files: Sequence[str], columns: Mapping[str, str]) -> Iterator[pa.Recor
             with pq.ParquetFile(path) as plain:
                 dictionaries = _dictionary_columns(plain, ids)
                 row_groups = plain.metadata.num_row_groups
+                stored = plain.schema_arrow
             first = 0
             if dictionaries and row_groups:
-                table, dictionaries = _first_row_group(path, columns, dictionaries)
+                table, dictionaries = _first_row_group(path, columns, dictionaries, stored)
                 yield from _batches(table, names)
                 first = 1
             with pq.ParquetFile(path, read_dictionary=dictionaries) as parquet:
@@ -156,23 +157,22 @@ _MAX_ENTRIES_PER_ROW = 0.2
 
 
 def _first_row_group(
-    path: str, columns: Mapping[str, str], dictionaries: list[str]
+    path: str, columns: Mapping[str, str], dictionaries: list[str], stored: pa.Schema
 ) -> tuple[pa.Table, list[str]]:
     """The first row group of the file, read with ``dictionaries`` as dictionaries, and the
     columns worth reading so in the others; columns that are not are decoded in that first
-    group too, so that all its batches have the types of the later ones."""
+    group too, so that all its batches have the types of the later ones.  ``stored`` is the
+    Arrow schema the file records (columns written from dictionary arrays read as such)."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    with pq.ParquetFile(path) as plain:
-        stored = plain.schema_arrow
     with pq.ParquetFile(path, read_dictionary=dictionaries) as parquet:
         table = parquet.read_row_group(0, columns=list(columns.values()))
     kept = []
     for name in dictionaries:
         column = table.column(name)
         text = pa.types.is_dictionary(column.type)  # Arrow reads only text as dictionaries
-        always = pa.types.is_dictionary(stored.field(name).type)  # written from dictionaries
+        always = pa.types.is_dictionary(stored.field(name).type)
         if not text or always:
             kept.append(name)
             continue
