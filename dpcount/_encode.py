@@ -171,13 +171,14 @@ class _Column:
             ]
         except EmptyLabel as exc:
             raise NeedsChecks("empty-string id") from exc
-        labels = interner.labels()
+        labels, position = interner.labels()
         if len(labels) > _MAX_LABELS:
             raise DataError(f"{len(labels)} distinct ids in one column exceed 2**31 - 1")
         pool = _memory_pool()
         order = pc.sort_indices(labels, memory_pool=pool)
-        rank = np.empty(len(labels), dtype=np.int32)
-        rank[order.to_numpy()] = np.arange(len(labels), dtype=np.int32)
+        rank_of_label = np.empty(len(labels), dtype=np.int32)
+        rank_of_label[order.to_numpy()] = np.arange(len(labels), dtype=np.int32)
+        rank = rank_of_label[position]  # by the interner's code
         maps = []
         for group, group_ids in zip(self.groups, ids, strict=True):
             maps += [rank if group_ids is None else rank[group_ids]] * len(group.codes)

@@ -109,8 +109,10 @@ def test_interner_gives_one_id_per_distinct_label(chunks: list[list[str]]) -> No
     for chunk in chunks:
         for label, found in zip(chunk, table.ids(pa.array(chunk)).tolist(), strict=True):
             assert seen.setdefault(label, found) == found
-    assert sorted(seen.values()) == list(range(len(seen))) == list(range(len(table)))
-    assert table.labels().to_pylist() == sorted(seen, key=seen.__getitem__)
+    assert len(set(seen.values())) == len(seen) == len(table)
+    labels, position = table.labels()
+    assert sorted(labels.to_pylist()) == sorted(seen)
+    assert all(labels[int(position[code])].as_py() == label for label, code in seen.items())
 
 
 def test_interner_grows_past_its_first_table_and_refuses_empty_labels() -> None:
@@ -119,6 +121,8 @@ def test_interner_grows_past_its_first_table_and_refuses_empty_labels() -> None:
     first = table.ids(many)
     assert table.ids(many[::-1]).tolist() == first[::-1].tolist()  # found again after growing
     assert len(table) == 200_000
+    labels, position = table.labels()
+    assert labels.take(position[first]).to_pylist() == many.to_pylist()
     with pytest.raises(EmptyLabel):
         table.ids(pa.array(["a", ""]))
 
@@ -146,3 +150,18 @@ def test_interned_columns_read_as_duckdb_reads_them(tmp_path, monkeypatch, bad) 
     else:
         with pytest.raises(DataError, match="null, empty"):
             read_pairs(path)
+
+
+def test_interning_from_two_threads_at_once() -> None:
+    """Each label gets one code however the calls of many threads interleave."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    chunks = [pa.array([f"label-{(1000 * k + j) % 5000}" for j in range(3000)]) for k in range(12)]
+    table = Interner()
+    with ThreadPoolExecutor(4) as pool:
+        coded = list(pool.map(table.ids, chunks))
+    code_of: dict[str, int] = {}
+    for chunk, codes in zip(chunks, coded, strict=True):
+        for label, code in zip(chunk.to_pylist(), codes.tolist(), strict=True):
+            assert code_of.setdefault(label, code) == code
+    assert len(table) == len(code_of) == 5000
