@@ -139,6 +139,20 @@ def _hash_strings(offsets: np.ndarray, data: np.ndarray, seed: np.uint64) -> np.
     return out
 
 
+def string_hashes(offsets: np.ndarray, data: np.ndarray) -> np.ndarray:
+    """XXH64 (seed 42) of each byte string ``data[offsets[k]:offsets[k + 1]]``, compiled: the
+    label keys of strings laid out as Arrow lays them out (int64 offsets, UTF-8 bytes).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> keys = string_hashes(np.array([0, 1, 1], np.int64), np.frombuffer(b"x", np.uint8))
+    >>> bool(keys[0] == label_keys(np.array(["x"]))[0]), hex(int(keys[1]))
+    (True, '0x98b1582b0977e704')
+    """
+    return _hash_strings(offsets, data, SEED)
+
+
 def _utf8(labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(offsets, bytes) of the labels' UTF-8 encodings, concatenated (Arrow's string layout).
 

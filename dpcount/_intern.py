@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from dpcount._hashing import string_hashes
 from dpcount._jit import kernel
 
 if TYPE_CHECKING:
@@ -35,27 +36,9 @@ if TYPE_CHECKING:
 
 __all__ = ["EmptyLabel", "Interner"]
 
-_FNV_OFFSET = np.uint64(14695981039346656037)
-_FNV_PRIME = np.uint64(1099511628211)
-
 
 class EmptyLabel(ValueError):
     """A label is the empty string (the reader reports those through its checks)."""
-
-
-@kernel("(ro(int64[::1]), ro(uint8[::1]), uint64[::1])")
-def _hash_rows(offsets: np.ndarray, data: np.ndarray, out: np.ndarray) -> bool:
-    """The FNV-1a hash of each string ``data[offsets[j]:offsets[j + 1]]`` in ``out[j]``;
-    False if one of them is empty."""
-    for j in range(offsets.size - 1):
-        a, b = offsets[j], offsets[j + 1]
-        if a == b:
-            return False
-        h = _FNV_OFFSET
-        for q in range(a, b):
-            h = (h ^ np.uint64(data[q])) * _FNV_PRIME
-        out[j] = h
-    return True
 
 
 @kernel(
@@ -136,7 +119,7 @@ def _string_buffers(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
         offsets, dtype=width, count=len(strings) + 1, offset=strings.offset * width().itemsize
     )
     text = np.frombuffer(data, dtype=np.uint8) if data is not None else np.empty(0, np.uint8)
-    return found.astype(np.int64), text
+    return found.astype(np.int64, copy=False), text
 
 
 class _Table:
@@ -207,9 +190,9 @@ class Interner:
             If one of them is the empty string.
         """
         offsets, data = _string_buffers(strings)
-        hashes = np.empty(len(strings), dtype=np.uint64)
-        if not _hash_rows(offsets, data, hashes):
+        if np.any(offsets[1:] == offsets[:-1]):
             raise EmptyLabel("empty-string label")
+        hashes = string_hashes(offsets, data)
         out = np.empty(len(strings), dtype=np.int32)
         self._calls += 1
         first = self._calls % 2  # alternate, so that two calls overlap on different tables
