@@ -151,9 +151,9 @@ class _Column:
             if dense is not None:
                 return self._maps(*dense)
         pool = _memory_pool()
-        kind = dictionaries[0].type
-        text = pa.types.is_string(kind) or pa.types.is_large_string(kind)
-        if pa.types.is_string(kind) and sum(d.nbytes for d in dictionaries) >= _MAX_STRING_BYTES:
+        text = _is_text(dictionaries[0])
+        narrow = pa.types.is_string(dictionaries[0].type)  # 32-bit offsets
+        if narrow and sum(d.nbytes for d in dictionaries) >= _MAX_STRING_BYTES:
             dictionaries = [d.cast(pa.large_string(), memory_pool=pool) for d in dictionaries]
         entries = pa.concat_arrays(dictionaries, pool)
         if text and _mostly_distinct(dictionaries):
@@ -276,7 +276,7 @@ def _unify_by_hashing(
 
     merged = pc.dictionary_encode(entries, memory_pool=pool)
     distinct = merged.dictionary
-    text = pa.types.is_string(distinct.type) or pa.types.is_large_string(distinct.type)
+    text = _is_text(distinct)
     if text and pc.any(pc.equal(distinct, "")).as_py():
         raise NeedsChecks("empty-string id")
     if pa.types.is_floating(distinct.type) and pc.any(pc.is_nan(distinct)).as_py():
