@@ -544,7 +544,9 @@ class PersonItemGraph:
         unique_keys, merged = sorted_keys[starts[keep]], merged[keep]
         del sorted_keys, sorted_counts
         cols = unique_keys % m
-        held = np.bincount(cols, minlength=item_labels.size) > 0
+        from dpcount._csr import held_items
+
+        held = held_items(cols, item_labels.size)
         if not held.all():  # an item whose pairs all had count 0 is not in the data
             unique_keys = (unique_keys // m) * int(held.sum()) + (np.cumsum(held) - 1)[cols]
             item_labels = item_labels[held]
