@@ -21,6 +21,7 @@ __all__ = [
     "DataError",
     "InvalidParameterError",
     "PrivacyLeakWarning",
+    "ReleaseFailedError",
     "UnsafeNoiseWarning",
 ]
 
@@ -61,6 +62,14 @@ class DataError(DPCountError, ValueError):
 
 class BudgetExceededError(DPCountError):
     """A release would spend more privacy budget than a :class:`PrivacyAccountant` holds."""
+
+
+class ReleaseFailedError(DPCountError):
+    """A release failed after its budget was charged; the cause is withheld.
+
+    Raised by a :class:`mechanisms.Session`: the cause of a failure on the data may depend on
+    the data, so the message names only the release and its cost (the same on any data).
+    """
 
 
 class UnsafeNoiseWarning(UserWarning):

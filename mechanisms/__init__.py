@@ -5,7 +5,8 @@
 * :func:`r2t`, :func:`shifted_inverse` — the baselines of Knop & Steinke's Table 2.
 * :mod:`mechanisms.set_union` — private sets of items (Gopi et al., MAD, DP-SIPS).
 * :mod:`mechanisms.bayesian_ngrams` — the n-gram distribution of Ramadan, Withers & Orr.
-* :class:`Session` — data and a budget; every release is charged before noise is drawn.
+* :class:`Session` — data and a budget; every release is charged before noise is drawn
+  (:class:`SeededSession`: the same, reproducible from a seed and therefore not private).
 * :class:`PrivacyLoss`, :class:`PrivacyAccountant` — what each release spent, and a budget;
   :func:`privacy_loss_of` — what a call will spend, from its parameters alone;
   :mod:`mechanisms.composition` — basic, PLD and zCDP totals.
@@ -53,7 +54,7 @@ if TYPE_CHECKING:
     from mechanisms.privacy_loss import privacy_loss_of
     from mechanisms.r2t import R2TResult, r2t
     from mechanisms.selection import exponential_mechanism, permute_and_flip
-    from mechanisms.session import Session, SessionEntry
+    from mechanisms.session import SeededSession, Session, SessionEntry
     from mechanisms.set_union import (
         SetUnionResult,
         count_gaussian,
@@ -75,6 +76,7 @@ _LAZY = {
     "Release": "mechanisms._result",
     "privacy_loss_of": "mechanisms.privacy_loss",
     "Session": "mechanisms.session",
+    "SeededSession": "mechanisms.session",
     "SessionEntry": "mechanisms.session",
     "PrivacyAccountant": "mechanisms.accounting",
     "PrivacyLoss": "mechanisms.accounting",
@@ -116,6 +118,7 @@ __all__ = [
     "PrivacyLoss",
     "R2TResult",
     "Release",
+    "SeededSession",
     "Session",
     "SessionEntry",
     "SetUnionResult",

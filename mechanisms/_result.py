@@ -10,8 +10,9 @@ A result class is a frozen dataclass that inherits :class:`Release` and provides
 * ``_rows()`` — the (name, value) pairs of its table, and optionally ``_sentences()``.
 
 From these :class:`Release` derives ``is_private`` (false whenever the result carries data that
-is not private: the fields named in ``NON_PRIVATE_FIELDS`` are set), ``__str__``,
-``_repr_html_``, ``to_dict`` and ``to_json`` (which :meth:`Release.from_json` reads back).
+is not private: the fields named in ``NON_PRIVATE_FIELDS`` are set, or the noise came from a
+caller's seed, :attr:`Release.seeded`), ``__str__``, ``_repr_html_``, ``to_dict`` and
+``to_json`` (which :meth:`Release.from_json` reads back).
 
 Examples
 --------
@@ -32,10 +33,14 @@ Examples
 >>> print(t)
 estimate: 3
 privacy loss: ε = 1, δ = 0 (a toy)
+>>> s = seeded_copy(t)
+>>> s.seeded, s.is_private, str(s).splitlines()[-1]
+(True, False, 'SEEDED, NOT PRIVATE: the noise follows a seed the caller chose (research only).')
 """
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import html
 import json
@@ -49,7 +54,7 @@ import numpy as np
 
 from mechanisms.accounting import PrivacyLoss
 
-__all__ = ["Release", "html_table"]
+__all__ = ["Release", "html_table", "seeded_copy"]
 
 R = TypeVar("R", bound="Release")
 
@@ -113,9 +118,6 @@ class Release:
 
     #: Fields that, when not ``None``, hold data that is not private (diagnostics, raw weights).
     NON_PRIVATE_FIELDS: ClassVar[tuple[str, ...]] = ()
-    #: Fields kept for local use but never serialised (they would reveal the data); see
-    #: :meth:`_local_fields` for what :meth:`from_dict` puts in their place.
-    LOCAL_FIELDS: ClassVar[tuple[str, ...]] = ()
 
     if TYPE_CHECKING:  # provided by every subclass as a field or a property
 
@@ -136,7 +138,16 @@ class Release:
         raw weights) is attached.
         """
         attached = any(getattr(self, name) is not None for name in self.NON_PRIVATE_FIELDS)
-        return self.privacy_loss.is_private and not attached
+        return self.privacy_loss.is_private and not attached and not self.seeded
+
+    @property
+    def seeded(self) -> bool:
+        """Whether the noise came from a seed the caller chose (:class:`~mechanisms.SeededSession`).
+
+        Whoever knows the seed can recompute the noise and remove it, so such a result is
+        never private, whatever its ``privacy_loss`` says.  Set only by :func:`seeded_copy`.
+        """
+        return bool(self.__dict__.get("_seeded", False))
 
     # ---- text ------------------------------------------------------------------------------
 
@@ -158,6 +169,8 @@ class Release:
             notes.append(f"NOT PRIVATE: also holds {', '.join(attached)} (for research only).")
         if not self.secure:
             notes.append("Floating-point noise: for experiments, not for release.")
+        if self.seeded:
+            notes.append(SEEDED_NOTE)
         return notes
 
     def __str__(self) -> str:
@@ -188,9 +201,10 @@ class Release:
             "is_private": self.is_private,
             "secure": self.secure,
         }
+        if self.seeded:
+            out["seeded"] = True
         for f in dataclasses.fields(self):  # type: ignore[arg-type]
-            if f.name not in self.LOCAL_FIELDS:
-                out[f.name] = encode(getattr(self, f.name))
+            out[f.name] = encode(getattr(self, f.name))
         return out
 
     def to_json(self, **kwargs: Any) -> str:
@@ -208,19 +222,29 @@ class Release:
         kwargs = {
             f.name: decode(hints[f.name], data[f.name])
             for f in dataclasses.fields(cls)  # type: ignore[arg-type]
-            if f.name in data and f.name not in cls.LOCAL_FIELDS
+            if f.name in data
         }
-        return cls(**kwargs, **cls._local_fields(kwargs))
-
-    @classmethod
-    def _local_fields(cls, kwargs: Mapping[str, Any]) -> dict[str, Any]:
-        """Placeholders for :data:`LOCAL_FIELDS` when a result is read back (none by default)."""
-        return {}
+        result = cls(**kwargs)
+        return seeded_copy(result) if data.get("seeded") else result
 
     @classmethod
     def from_json(cls: type[R], text: str) -> R:
         """Rebuild a result from :meth:`to_json`."""
         return cls.from_dict(json.loads(text))
+
+
+#: The sentence every display of a seeded result adds.
+SEEDED_NOTE = "SEEDED, NOT PRIVATE: the noise follows a seed the caller chose (research only)."
+
+
+def seeded_copy(result: R) -> R:
+    """A copy of ``result`` marked :attr:`~Release.seeded` (not private, and says so).
+
+    The mark is not a dataclass field: results compare equal with and without it.
+    """
+    out = copy.copy(result)
+    object.__setattr__(out, "_seeded", True)  # frozen dataclass: set past its __setattr__
+    return out
 
 
 # --------------------------------------------------------------------------------------------

@@ -22,18 +22,54 @@ from __future__ import annotations
 import dataclasses
 import math
 import warnings
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any, Protocol
 
 from dpcount.errors import BudgetExceededError, InvalidParameterError, UnsafeNoiseWarning
 
-__all__ = ["NOISE_KINDS", "NoiseCurve", "PrivacyAccountant", "PrivacyLoss"]
+__all__ = [
+    "NOISE_KINDS",
+    "NoiseCurve",
+    "PrivacyAccountant",
+    "PrivacyLoss",
+    "as_written",
+    "exact_sum",
+    "fits",
+]
 
 #: The noise distributions whose privacy curves :mod:`mechanisms.composition` knows exactly.
 NOISE_KINDS = ("laplace", "discrete_laplace", "gaussian")
 
-_SLACK = 1e-12  # relative tolerance for float sums such as 0.1 + 0.2 against 0.3
+
+def as_written(value: float) -> Fraction:
+    """``value`` as the decimal it prints as (its shortest ``repr``), exactly: 0.1 → 1/10.
+
+    Budgets are added and compared in this exact arithmetic, so three releases of 0.5 spend
+    1.5 and 0.1 + 0.2 fits a budget of 0.3, as written.  A float ε differs from its decimal
+    by less than 10⁻¹⁶ relative, far below any meaningful privacy difference.
+
+    Examples
+    --------
+    >>> as_written(0.1), as_written(1e-6)
+    (Fraction(1, 10), Fraction(1, 1000000))
+    """
+    return Fraction(repr(float(value)))
+
+
+def exact_sum(values: Iterable[float]) -> float:
+    """The sum of ``values`` as written (:func:`as_written`), rounded once; ∞ if any is ∞.
+
+    Examples
+    --------
+    >>> exact_sum([0.1, 0.2]), exact_sum([0.5, 0.5, 0.5]), 0.1 + 0.2
+    (0.3, 1.5, 0.30000000000000004)
+    """
+    values = [float(v) for v in values]
+    if any(math.isinf(v) for v in values):
+        return math.inf
+    return float(sum((as_written(v) for v in values), Fraction(0)))
 
 
 @dataclass(frozen=True)
@@ -165,8 +201,8 @@ class PrivacyLoss:
         """
         parts = (self, *others)
         return PrivacyLoss(
-            epsilon=sum(p.epsilon for p in parts),
-            delta=min(1.0, sum(p.delta for p in parts)),
+            epsilon=exact_sum(p.epsilon for p in parts),
+            delta=min(1.0, exact_sum(p.delta for p in parts)),
             description=description or " + ".join(p.description or "?" for p in parts),
             parts=parts,
             worst_case=all(p.worst_case for p in parts),
@@ -215,6 +251,22 @@ class PrivacyLoss:
         text = f", {self.description!r}" if self.description else ""
         nominal = "" if self.worst_case else ", nominal only"
         return f"PrivacyLoss(epsilon={eps}, delta={self.delta:g}{text}{nominal})"
+
+
+def fits(losses: Iterable[PrivacyLoss], epsilon: float, delta: float) -> bool:
+    """Whether the basic total of ``losses`` is within (ε, δ), compared exactly as written.
+
+    Examples
+    --------
+    >>> fits([PrivacyLoss(0.1), PrivacyLoss(0.2)], 0.3, 0.0)
+    True
+    """
+    losses = list(losses)
+    if not all(math.isfinite(p.epsilon) for p in losses):
+        return False
+    eps = sum((as_written(p.epsilon) for p in losses), Fraction(0))
+    dlt = sum((as_written(p.delta) for p in losses), Fraction(0))
+    return eps <= as_written(epsilon) and dlt <= as_written(delta)
 
 
 class _HasLoss(Protocol):
@@ -271,20 +323,19 @@ class PrivacyAccountant:
 
     @property
     def remaining_epsilon(self) -> float:
-        left = self.epsilon_total - self.spent.epsilon
-        # Float sums such as 0.1 + 0.2 leave residues; clear those relative to the budget only.
-        return 0.0 if left <= self.epsilon_total * _SLACK else left
+        """The ε left, in exact arithmetic (:func:`as_written`): 1 − 0.7 is 0.3."""
+        return max(0.0, exact_sum([self.epsilon_total, *(-p.epsilon for p in self._releases)]))
 
     @property
     def remaining_delta(self) -> float:
-        return max(0.0, self.delta_total - self.spent.delta)
+        """The δ left, in exact arithmetic."""
+        return max(0.0, exact_sum([self.delta_total, *(-p.delta for p in self._releases)]))
 
     def can_afford(self, loss: PrivacyLoss) -> bool:
-        """Whether ``loss`` fits in what is left."""
-        spent = self.spent
-        eps_ok = spent.epsilon + loss.epsilon <= self.epsilon_total * (1 + _SLACK)
-        delta_ok = spent.delta + loss.delta <= self.delta_total * (1 + _SLACK)
-        return loss.is_private and eps_ok and delta_ok
+        """Whether ``loss`` fits in what is left (sums compared exactly, as written)."""
+        if not loss.is_private:
+            return False
+        return fits([*self._releases, loss], self.epsilon_total, self.delta_total)
 
     def spend(self, loss: PrivacyLoss | _HasLoss, *, allow_insecure: bool = False) -> PrivacyLoss:
         """Record ``loss`` (or a result's ``privacy_loss``); raise if it does not fit.
@@ -299,7 +350,8 @@ class PrivacyAccountant:
             if loss.is_private and not getattr(result, "is_private", True):
                 raise BudgetExceededError(
                     f"this {type(result).__name__} carries data that is not differentially "
-                    "private (diagnostics or raw weights); release one without them"
+                    "private (diagnostics, raw weights or a caller's seed); release one "
+                    "without them"
                 )
             if not getattr(result, "secure", True) and not allow_insecure:
                 warnings.warn(

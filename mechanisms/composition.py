@@ -12,11 +12,12 @@
   then ε = ρ + 2·√(ρ·ln(1/δ')) with δ' = δ − δ₀ (ibid. Prop. 1.3).
 
 :func:`compose` returns the smallest ε among the accountants whose δ fits the budget, and
-names the accountant.  The pld and zcdp totals hold for the releases as a sequence fixed in
-advance; when later releases were chosen after seeing earlier outputs, the basic total is the
-one that holds (fully adaptive composition; see docs/budget.md).  ``dp-accounting`` is
-optional (``pip install 'dpcount[accounting]'``); without it, :func:`compose` uses the other
-two and says so.
+names the accountant; the basic total (summed exactly, as written) stands unless another is
+smaller by more than :data:`MEANINGFUL_GAIN`.  The pld and zcdp totals hold for the releases
+as a sequence fixed in advance; when later releases were chosen after seeing earlier outputs,
+the basic total is the one that holds (fully adaptive composition; see docs/budget.md).
+``dp-accounting`` is optional (``pip install 'dpcount[accounting]'``); without it,
+:func:`compose` uses the other two and says so.
 
 Examples
 --------
@@ -33,10 +34,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from mechanisms.accounting import PrivacyLoss
+from mechanisms.accounting import PrivacyLoss, exact_sum
 
 __all__ = [
+    "MEANINGFUL_GAIN",
     "PLD_DISCRETIZATION",
+    "PLD_MAX_EPSILON",
     "Total",
     "basic_total",
     "compose",
@@ -48,7 +51,15 @@ __all__ = [
 #: Width of the privacy-loss buckets of the PLD accountant (rounding is pessimistic: ε comes
 #: out at most about this much too large per composed release, never too small).
 PLD_DISCRETIZATION = 1e-4
-_SLACK = 1e-12  # relative tolerance for float sums
+#: The PLD accountant is skipped when a release's ε exceeds this: ``dp-accounting`` evaluates
+#: e^ε in double precision (which overflows beyond ε ≈ 709.8), and at such ε the basic total
+#: is as good as any.
+PLD_MAX_EPSILON = 500.0
+#: A tighter accountant replaces the basic total only when its ε is smaller by more than this
+#: fraction: smaller gains are within the PLD's own rounding and would show a total such as
+#: 1.49997 for three releases of 0.5 (spending δ to save nothing).
+MEANINGFUL_GAIN = 1e-3
+_SLACK = 1e-12  # relative tolerance for δ's computed by the accountants
 
 
 @dataclass(frozen=True)
@@ -89,10 +100,12 @@ def basic_total(losses: Sequence[PrivacyLoss]) -> Total:
     --------
     >>> basic_total([PrivacyLoss(0.5), PrivacyLoss(0.5, 1e-6)])
     Total(epsilon=1.0, delta=1e-06, accountant='basic')
+    >>> basic_total([PrivacyLoss(0.1)] * 3).epsilon  # as written, not 0.30000000000000004
+    0.3
     """
     return Total(
-        epsilon=float(sum(p.epsilon for p in losses)),
-        delta=min(1.0, float(sum(p.delta for p in losses))),
+        epsilon=exact_sum(p.epsilon for p in losses),
+        delta=min(1.0, exact_sum(p.delta for p in losses)),
         accountant="basic",
     )
 
@@ -130,14 +143,20 @@ def pld_total(losses: Sequence[PrivacyLoss], delta: float) -> Total | None:
     """
     if not losses or not have_pld():
         return None
+    leaves = _leaves(losses)
+    if any(leaf.epsilon > PLD_MAX_EPSILON for leaf in leaves):
+        return None  # beyond double precision in dp-accounting (see PLD_MAX_EPSILON)
     from dp_accounting.pld import privacy_loss_distribution as pld  # optional, lazy
 
-    composed = None
-    for leaf in _leaves(losses):
-        dist = _distribution(pld, leaf)
-        composed = dist if composed is None else composed.compose(dist)
-    assert composed is not None
-    epsilon = float(composed.get_epsilon_for_delta(delta))
+    try:
+        composed = None
+        for leaf in leaves:
+            dist = _distribution(pld, leaf)
+            composed = dist if composed is None else composed.compose(dist)
+        assert composed is not None
+        epsilon = float(composed.get_epsilon_for_delta(delta))
+    except OverflowError:  # a curve beyond double precision: this accountant does not apply
+        return None
     return Total(epsilon, delta, "pld") if math.isfinite(epsilon) else None
 
 
@@ -188,7 +207,13 @@ def compose(losses: Sequence[PrivacyLoss], delta_budget: float) -> Total:
     -------
     Total
         The candidate with the smallest ε among basic, pld and zcdp whose δ ≤ ``delta_budget``
-        (the basic total if none fits, so that a budget check fails on it).
+        (the basic total if none fits, so that a budget check fails on it); the basic total
+        also when no other is smaller by more than :data:`MEANINGFUL_GAIN`.
+
+    Examples
+    --------
+    >>> compose([PrivacyLoss(0.5)] * 3, 1e-6).epsilon  # not pld's 1.49997 at δ = 1e-6
+    1.5
     """
     basic = basic_total(losses)
     if not losses:
@@ -198,6 +223,8 @@ def compose(losses: Sequence[PrivacyLoss], delta_budget: float) -> Total:
     if not fitting:
         return basic
     best = min(fitting, key=lambda t: t.epsilon)
+    if basic in fitting and best.epsilon >= basic.epsilon * (1 - MEANINGFUL_GAIN):
+        best = basic
     if best.accountant == "basic" and not have_pld():
         return Total(best.epsilon, best.delta, "basic (dp-accounting not installed)")
     return best

@@ -165,7 +165,8 @@ def set_union(
     Returns
     -------
     SetUnionResult
-        As the local mechanism returns; ``item_ids`` index the sorted distinct items.
+        As the local mechanism returns (``weights``, on request, index the sorted distinct
+        items).
 
     Notes
     -----
@@ -223,7 +224,6 @@ def set_union(
         weight_vector.flags.writeable = False
     return SetUnionResult(
         items=labels[ids],
-        item_ids=ids,
         mechanism=mechanism,
         epsilon=eps,
         delta=dlt,

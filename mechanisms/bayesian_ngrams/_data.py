@@ -186,19 +186,24 @@ def public_vocabulary(public_counts: PublicCounts) -> Vocabulary:
     return Vocabulary(labels, counts)
 
 
-def private_counts(graph: PersonItemGraph, vocab: Vocabulary) -> PrivateCounts:
+def private_counts(
+    graph: PersonItemGraph, vocab: Vocabulary, *, require_overlap: bool = True
+) -> PrivateCounts:
     """The graph's per-pair counts restricted to the public vocabulary.
 
     Private n-grams outside 𝒱 are dropped (the paper's setting: the output is a distribution
-    over 𝒱 only); n-grams of 𝒱 nobody used keep count 0.
+    over 𝒱 only); n-grams of 𝒱 nobody used keep count 0.  With ``require_overlap=False`` data
+    that share nothing with 𝒱 (no persons, other label types, no common n-gram) give all-zero
+    counts instead of an error: whether they overlap depends on the data, so a budgeted release
+    must not fail on it.
 
     Raises
     ------
     InvalidParameterError
         ``graph`` is not a :class:`~dpcount.PersonItemGraph`.
     DataError
-        The graph has no counts or no persons, its item labels are of another type than the
-        public ones, or no private n-gram is in the public vocabulary.
+        The graph has no counts; with ``require_overlap`` also no persons, item labels of
+        another type than the public ones, or no private n-gram in the public vocabulary.
     """
     check_graph(graph)
     if graph.counts is None:
@@ -207,10 +212,12 @@ def private_counts(graph: PersonItemGraph, vocab: Vocabulary) -> PrivateCounts:
             "counts=...) or dpcount.text.ngram_graph so that it says how often each person "
             "used each n-gram"
         )
-    if graph.n_persons == 0:
+    if graph.n_persons == 0 and require_overlap:
         raise DataError("the graph has no persons; the private data is empty")
     items = graph.item_labels
     private_kind, public_kind = _label_kind(items), _label_kind(vocab.labels)
+    if items.size and private_kind != public_kind and not require_overlap:
+        return _no_counts(graph, vocab)
     if items.size and private_kind != public_kind:
         raise DataError(
             f"vocabulary mismatch: the public n-grams are {public_kind} labels but the graph's "
@@ -219,12 +226,14 @@ def private_counts(graph: PersonItemGraph, vocab: Vocabulary) -> PrivateCounts:
     try:
         pos = np.searchsorted(vocab.labels, items)
     except TypeError as exc:
+        if not require_overlap:
+            return _no_counts(graph, vocab)
         raise DataError(f"vocabulary mismatch: labels cannot be compared: {exc}") from exc
     pos = np.minimum(pos, vocab.size - 1)
     in_vocab = vocab.labels[pos] == items
     persons, item_ids = graph.pairs()
     keep = in_vocab[item_ids]
-    if not keep.any():
+    if not keep.any() and require_overlap:
         raise DataError(
             "vocabulary mismatch: none of the graph's n-grams is in the public vocabulary, so "
             "there is nothing private to release; check that both use the same n and tokenizer"
@@ -237,6 +246,12 @@ def private_counts(graph: PersonItemGraph, vocab: Vocabulary) -> PrivateCounts:
         n_persons=graph.n_persons,
         n_words=vocab.size,
     )
+
+
+def _no_counts(graph: PersonItemGraph, vocab: Vocabulary) -> PrivateCounts:
+    """Counts of nobody over 𝒱: the data have nothing in common with the vocabulary."""
+    empty = np.zeros(0, dtype=np.int64)
+    return PrivateCounts(empty, empty, np.zeros(0), graph.n_persons, vocab.size)
 
 
 def clamp(pc: PrivateCounts, limit: float) -> PrivateCounts:

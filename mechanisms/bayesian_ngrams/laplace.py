@@ -115,6 +115,7 @@ def laplace_ngrams(
     *,
     max_contribution: int,
     rng: RNGLike = None,
+    require_overlap: bool = True,
 ) -> LaplaceNgramResult:
     """The standard Laplace baseline (§4.2, item 1): noisy capped counts, thresholded at 0.
 
@@ -131,6 +132,10 @@ def laplace_ngrams(
         W ≥ 1: each person's total count over the vocabulary is scaled down to at most W.
     rng
         Randomness per docs/concepts.md.
+    require_overlap
+        Refuse data that share no n-gram with the vocabulary (default; usually a tokenizer
+        mismatch).  ``False`` releases the noise of all-zero counts instead, as a
+        :class:`~mechanisms.Session` does: whether the data overlap is itself private.
 
     Returns
     -------
@@ -156,7 +161,8 @@ def laplace_ngrams(
     eps = check_epsilon(epsilon)
     cap = check_positive_int(max_contribution, "max_contribution")
     vocab = public_vocabulary(public_counts)
-    pc = rescale_contributions(private_counts(graph, vocab), cap)
+    counts = private_counts(graph, vocab, require_overlap=require_overlap)
+    pc = rescale_contributions(counts, cap)
     warn_unsafe("laplace_ngrams", "NumPy Laplace noise")
     c = np.bincount(pc.word, weights=pc.count, minlength=pc.n_words)
     scale = cap / eps

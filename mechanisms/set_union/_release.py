@@ -155,7 +155,6 @@ def build_result(
         weights.flags.writeable = False
     return SetUnionResult(
         items=graph.item_labels[ids],
-        item_ids=ids,
         mechanism=mechanism,
         epsilon=epsilon,
         delta=delta,

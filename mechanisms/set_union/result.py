@@ -4,10 +4,9 @@ Examples
 --------
 >>> import numpy as np
 >>> from mechanisms.accounting import PrivacyLoss
->>> r = SetUnionResult(items=np.array(["a", "b"]), item_ids=np.array([0, 1]),
-...                    mechanism="weighted_gaussian", epsilon=1.0, delta=1e-5, max_items=10,
-...                    noise="gaussian", scale=3.73, threshold=17.2, cutoff=None,
-...                    parameters={}, privacy_loss=PrivacyLoss(1.0, 1e-5))
+>>> r = SetUnionResult(items=np.array(["a", "b"]), mechanism="weighted_gaussian", epsilon=1.0,
+...                    delta=1e-5, max_items=10, noise="gaussian", scale=3.73, threshold=17.2,
+...                    cutoff=None, parameters={}, privacy_loss=PrivacyLoss(1.0, 1e-5))
 >>> r.count, r.is_private
 (2, True)
 >>> r
@@ -48,11 +47,10 @@ class SetUnionResult(Release):
     ----------
     items
         Labels of the released items, in label order.  This (and :attr:`count`) is the
-        differentially private output.
-    item_ids
-        Their ids in the input graph, for indexing it locally.  **Not for publication**: an
-        id is the item's rank among all the data's items, so it is left out of
-        :meth:`to_dict`/:meth:`to_json` (−1 after :meth:`from_json`).
+        differentially private output, and all of it: the result holds no item ids, since an
+        id is the item's rank among *all* the data's items and would reveal unreleased ones.
+        Holding the graph, ``graph.item_index(label)`` (or ``np.searchsorted(
+        graph.item_labels, items)``) finds them, e.g. to index :attr:`weights`.
     mechanism
         Name of the function that produced the result.
     epsilon, delta, max_items
@@ -81,7 +79,6 @@ class SetUnionResult(Release):
     """
 
     items: np.ndarray
-    item_ids: np.ndarray
     mechanism: str
     epsilon: float
     delta: float
@@ -96,9 +93,6 @@ class SetUnionResult(Release):
     weights: np.ndarray | None = field(default=None, compare=False)
 
     NON_PRIVATE_FIELDS: ClassVar[tuple[str, ...]] = ("weights",)
-    #: Not serialised: an item's id is its rank among **all** the data's items, so ids of
-    #: released items reveal how many unreleased items sort between them.
-    LOCAL_FIELDS: ClassVar[tuple[str, ...]] = ("item_ids",)
     #: Continuous noise drawn with NumPy on real weights (no exact sampler for set union).
     secure: ClassVar[bool] = False
 
@@ -109,13 +103,6 @@ class SetUnionResult(Release):
 
     def __len__(self) -> int:
         return self.count
-
-    @classmethod
-    def _local_fields(cls, kwargs: Mapping[str, Any]) -> dict[str, Any]:
-        """A result read back has no graph: ``item_ids`` are −1."""
-        ids = np.full(len(kwargs["items"]), -1, dtype=np.int64)
-        ids.flags.writeable = False
-        return {"item_ids": ids}
 
     def _rows(self, full: bool = True) -> list[tuple[str, str]]:
         rows = [

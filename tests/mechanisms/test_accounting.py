@@ -103,3 +103,18 @@ def test_tiny_budgets_are_not_rounded_away():
     assert acct.remaining_epsilon == pytest.approx(5e-14)
     acct.spend(PrivacyLoss(5e-14))
     assert acct.remaining_epsilon == 0.0
+
+
+@pytest.mark.parametrize(
+    ("parts", "total", "left_of_one"),
+    [([0.5, 0.5, 0.5], 1.5, 0.0), ([0.1, 0.2], 0.3, 0.7), ([0.1] * 7, 0.7, 0.3)],
+)
+def test_sums_are_exact_as_written(parts: list[float], total: float, left_of_one: float):
+    loss = PrivacyLoss(parts[0]).compose(*(PrivacyLoss(p) for p in parts[1:]))
+    assert loss.epsilon == total  # not 0.30000000000000004 or 0.7000000000000001
+    acct = PrivacyAccountant(max(1.0, total))
+    for p in parts:
+        acct.spend(PrivacyLoss(p))
+    if total <= 1.0:
+        assert acct.remaining_epsilon == left_of_one
+    assert acct.spent.epsilon == total

@@ -112,7 +112,7 @@ def test_without_dp_accounting_basic_is_used_and_said(monkeypatch: pytest.Monkey
 
 
 def test_session_reports_the_tighter_total_and_enforces_basic() -> None:
-    s = Session(GRAPH, epsilon=3.0, delta=1e-5, rng=0)
+    s = Session(GRAPH, epsilon=3.0, delta=1e-5)
     for _ in range(20):
         s.dp_distinct_count(0.15, ell_max=5)
     assert s.totals["basic"].epsilon == pytest.approx(3.0)
@@ -128,3 +128,22 @@ def test_loss_with_curve_round_trips() -> None:
     assert back == loss and back.parts[0].curve == loss.parts[0].curve
     z = privacy_loss_of("dp_sips", epsilon=1.0, delta=1e-6)
     assert PrivacyLoss.from_dict(z.to_dict()).zcdp == z.zcdp
+
+
+def test_tiny_pld_gains_do_not_replace_the_sum_as_written() -> None:
+    losses = [PrivacyLoss(0.5)] * 3
+    assert pld_total(losses, 1e-6).epsilon < 1.5  # pld spends δ to save ~3e-5
+    total = compose(losses, 1e-6)
+    assert (total.epsilon, total.delta, total.accountant) == (1.5, 0.0, "basic")
+    # A real gain still wins: 40 Gaussian releases compose far below their sum.
+    gauss = [privacy_loss_of("weighted_gaussian", epsilon=0.1, delta=1e-8)] * 40
+    assert compose(gauss, 1e-6).accountant in ("pld", "zcdp")
+    assert compose(gauss, 1e-6).epsilon < 4.0 * (1 - composition.MEANINGFUL_GAIN)
+
+
+@pytest.mark.parametrize("epsilon", [700.0, 710.0, 1420.0, 1e6])
+def test_huge_epsilon_does_not_overflow(epsilon: float) -> None:
+    for delta in (0.0, 1e-6):
+        for loss in (PrivacyLoss(epsilon), _laplace(epsilon)):
+            total = compose([loss, PrivacyLoss(1.0)], delta)
+            assert total.epsilon <= epsilon + 1.0 and math.isfinite(total.epsilon)

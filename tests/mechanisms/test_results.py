@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 import math
@@ -18,7 +19,7 @@ from dpcount import PersonItemGraph
 from dpcount.errors import BudgetExceededError, UnsafeNoiseWarning
 from mechanisms import set_union
 from mechanisms._defaults import DEFAULT_BETA
-from mechanisms._result import Release
+from mechanisms._result import Release, seeded_copy
 from mechanisms.accounting import PrivacyAccountant, PrivacyLoss
 from mechanisms.bayesian_ngrams import (
     bayesian_dp,
@@ -135,12 +136,28 @@ def test_to_json_round_trips(name: str) -> None:
     assert back.privacy_loss == r.privacy_loss and back.is_private == r.is_private
 
 
-def test_item_ids_are_never_serialised() -> None:
-    # An item id is the item's rank among all the data's items: not private.
+def test_set_union_results_hold_labels_only() -> None:
+    # An item id is the item's rank among all the data's items: one unreleased item that sorts
+    # before a released one shifts its id.  The result holds the labels, which are the release.
     r = _run("weighted_gaussian")
-    assert r.count > 0 and "item_ids" not in r.to_dict()
+    assert r.count > 0 and not hasattr(r, "item_ids") and "item_ids" not in r.to_dict()
+    fields = {f.name for f in dataclasses.fields(r)}
+    assert not any("id" in name.split("_") for name in fields)
     back = type(r).from_json(r.to_json())
-    assert back.items.tolist() == r.items.tolist() and set(back.item_ids.tolist()) == {-1}
+    assert back.items.tolist() == r.items.tolist()
+
+
+def test_seeded_results_say_so_everywhere() -> None:
+    r = _run("dp_distinct_count", seed=2)
+    s = seeded_copy(r)
+    assert r.is_private and s.seeded and not s.is_private and not r.seeded
+    assert "SEEDED, NOT PRIVATE" in str(s) and "SEEDED, NOT PRIVATE" in s._repr_html_()
+    doc = s.to_dict()
+    assert doc["seeded"] is True and doc["is_private"] is False and "seeded" not in r.to_dict()
+    back = type(s).from_json(s.to_json())
+    assert back.seeded and not back.is_private
+    with pytest.raises(BudgetExceededError, match="not differentially private"):
+        PrivacyAccountant(10.0).spend(s)
 
 
 def test_round_trip_keeps_arrays_and_infinite_losses() -> None:
