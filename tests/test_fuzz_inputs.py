@@ -11,6 +11,12 @@ a subprocess) and :func:`dpcount.read_pairs`.  Whatever the input:
 * no file is left behind in the working directory, the temp directory or the data folder;
 * the input files are byte-for-byte unchanged (SHA-256 before and after).
 
+Beyond malformed content, the classes of issue 24 that the command line owns:
+
+* data loss – every option that writes, aimed at the input through any name (the path itself,
+  a symbolic or hard link, a relative or dotted path, a member of the input glob), read-only or
+  not, is refused and the input stays as it was;
+
 Total time is bounded by small ``max_examples`` (~10 s here; the budget is 30 s).
 """
 
@@ -211,6 +217,60 @@ def test_cli_on_malformed_files(sandbox, capsys, content, command, extra) -> Non
     assert added == (written if code == 0 else set())
     for name in added:
         Path(name).unlink()
+
+
+# --------------------------------------------------------------------------------------------
+# Data loss: an output that names the input, however spelled
+# --------------------------------------------------------------------------------------------
+
+WRITERS = (
+    ("union", "--output"),
+    ("union", "--json", "--output"),
+    ("curve", "--csv"),
+    ("curve", "--plot"),
+)
+
+
+def _alias(data: Path, how: str) -> str:
+    """Another name for ``data`` (created on disk when it is a link)."""
+    alias = data.with_name(f"alias{data.suffix}")
+    if how == "symlink":
+        alias.symlink_to(data.name)
+    elif how == "hardlink":
+        os.link(data, alias)
+    elif how == "link-to-folder":
+        folder = data.parent / "via"
+        folder.symlink_to(data.parent)
+        return str(folder / data.name)
+    return {
+        "same": str(data),
+        "symlink": str(alias),
+        "hardlink": str(alias),
+        "relative": os.path.relpath(data),
+        "dotted": f"{data.parent}/./{data.name}",
+    }[how]
+
+
+@FUZZ
+@given(
+    writer=st.sampled_from(WRITERS),
+    how=st.sampled_from(["same", "symlink", "hardlink", "relative", "dotted", "link-to-folder"]),
+    as_glob=st.booleans(),
+    read_only=st.booleans(),
+)
+def test_outputs_never_overwrite_the_input(sandbox, capsys, writer, how, as_glob, read_only):
+    folder = Path(tempfile.mkdtemp(dir=sandbox[2]))
+    suffix = ".png" if "--plot" in writer else ".csv"
+    data = folder / f"pairs{suffix}"
+    data.write_text("person,item\na,1\nb,2\n", encoding="utf-8")
+    target = _alias(data, how)
+    if read_only:
+        data.chmod(0o444)
+    source = str(folder / f"*{suffix}") if as_glob else str(data)
+    fmt = ["--format", "csv"] if suffix == ".png" else []
+    digest = _digest(data)
+    assert _check_cli([writer[0], source, *fmt, *writer[1:], target], capsys) == 2
+    assert _digest(data) == digest and data.is_file() and not data.is_symlink()
 
 
 def _read(path: Path, drop_nulls: bool) -> None:

@@ -9,14 +9,10 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
 import textwrap
-import uuid
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
@@ -26,6 +22,7 @@ from dpcount.graph import PersonItemGraph
 from dpcount.io import FORMATS
 from dpcount.validation import check_beta, check_delta, check_epsilon, check_positive_int
 
+from ._errors import UserError
 from ._progress import progress, stderr_is_terminal
 
 __all__ = [
@@ -33,9 +30,7 @@ __all__ = [
     "Source",
     "UserError",
     "add_source_arguments",
-    "atomic_output",
     "beta_type",
-    "check_output_file",
     "delta_type",
     "epsilon_type",
     "json_text",
@@ -54,10 +49,6 @@ SEED_HELP = (
     "A seed makes the release reproducible: use it for research and tests, never for a real "
     "release"
 )
-
-
-class UserError(Exception):
-    """A mistake on the command line, reported in one line with exit status 2."""
 
 
 # --------------------------------------------------------------------------------------------
@@ -154,6 +145,10 @@ class Source:
         if self.kind == "sql":
             return "the SQL query"
         return self.value if self.scale_factor == 1 else f"{self.value} (×{self.scale_factor:g})"
+
+    def inputs(self) -> tuple[str, ...]:
+        """The files (or the glob) read, which no output may overwrite."""
+        return (self.value,) if self.kind == "file" else ()
 
     def to_json(self) -> dict[str, Any]:
         """The source as a JSON object."""
@@ -366,35 +361,6 @@ def show_progress(args: argparse.Namespace) -> bool:
 # --------------------------------------------------------------------------------------------
 # Output
 # --------------------------------------------------------------------------------------------
-
-
-def check_output_file(path: str, option: str, suffixes: Sequence[str] = ()) -> Path:
-    """Fail before a long computation when ``path`` cannot be written as ``option``'s file."""
-    target = Path(path).expanduser()
-    if suffixes and target.suffix.lower() not in suffixes:
-        allowed = " or ".join(
-            [", ".join(suffixes[:-1]), suffixes[-1]] if len(suffixes) > 1 else suffixes
-        )
-        raise UserError(f"{option} must end in {allowed}, got {path!r}")
-    if target.is_dir():
-        raise UserError(f"{option} {path!r} is a folder; give a file name")
-    if not target.parent.is_dir():
-        raise UserError(f"{option} folder {str(target.parent)!r} does not exist")
-    return target
-
-
-@contextmanager
-def atomic_output(target: Path) -> Iterator[Path]:
-    """Yield a temporary path beside ``target``; on success rename it to ``target``.
-
-    A failure or an interruption leaves ``target`` untouched and no temporary file behind.
-    """
-    tmp = target.parent / f".{target.name}.{uuid.uuid4().hex[:12]}.tmp"
-    try:
-        yield tmp
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
 
 
 def _json_default(value: Any) -> Any:

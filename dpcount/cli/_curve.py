@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
@@ -14,8 +13,6 @@ import matching
 from ._common import (
     UserError,
     add_source_arguments,
-    atomic_output,
-    check_output_file,
     load_graph,
     positive_int_type,
     seed_type,
@@ -23,6 +20,7 @@ from ._common import (
     source_from_args,
     wrap,
 )
+from ._outputs import OutputFile, output_file
 from ._progress import progress
 
 NOT_PRIVATE = "NOT PRIVATE"
@@ -89,8 +87,14 @@ def run(args: argparse.Namespace) -> int:
     source = source_from_args(args)
     if args.seed is not None and args.method != "sampling":
         raise UserError("--seed applies to --method sampling only; the other methods are exact")
-    csv_target = check_output_file(args.csv, "--csv") if args.csv else None
-    plot_target = check_output_file(args.plot, "--plot", PLOT_SUFFIXES) if args.plot else None
+    inputs = source.inputs()
+    csv_target = output_file(args.csv, "--csv", inputs=inputs) if args.csv else None
+    plot_target = None
+    if args.plot:
+        others = [csv_target] if csv_target else []
+        plot_target = output_file(
+            args.plot, "--plot", inputs=inputs, suffixes=PLOT_SUFFIXES, others=others
+        )
     if plot_target is not None:
         _require_matplotlib()
     show = show_progress(args)
@@ -102,12 +106,11 @@ def run(args: argparse.Namespace) -> int:
     if csv_target is None and plot_target is None:
         print(table(curve, caption), end="")
     if csv_target is not None:
-        with atomic_output(csv_target) as tmp:
-            tmp.write_text(csv_text(curve, caption), encoding="utf-8")
-        print(f"wrote {curve.size} rows to {csv_target} ({NOT_PRIVATE})", file=sys.stderr)
+        csv_target.write_text(csv_text(curve, caption))
+        print(f"wrote {curve.size} rows to {csv_target.given} ({NOT_PRIVATE})", file=sys.stderr)
     if plot_target is not None:
         write_plot(curve, caption, plot_target)
-        print(f"wrote the plot to {plot_target} ({NOT_PRIVATE})", file=sys.stderr)
+        print(f"wrote the plot to {plot_target.given} ({NOT_PRIVATE})", file=sys.stderr)
     return 0
 
 
@@ -170,7 +173,7 @@ def _require_matplotlib() -> None:
         ) from None
 
 
-def write_plot(curve: np.ndarray, caption: str, path: Path) -> None:
+def write_plot(curve: np.ndarray, caption: str, target: OutputFile) -> None:
     """Plot the curve to ``path`` (PNG, SVG or PDF by suffix), atomically, titled NOT PRIVATE."""
     from matplotlib.figure import Figure  # no pyplot: no global state, no display needed
 
@@ -182,5 +185,5 @@ def write_plot(curve: np.ndarray, caption: str, path: Path) -> None:
     ax.set_ylabel("DC(D;ℓ)")
     ax.set_title(f"{NOT_PRIVATE} – {caption}", color="tab:red", fontsize=10)
     ax.grid(alpha=0.3)
-    with atomic_output(path) as tmp:
-        fig.savefig(tmp, format=path.suffix[1:].lower(), dpi=120)
+    with target.writing() as tmp:
+        fig.savefig(tmp, format=target.suffix[1:], dpi=120)

@@ -6,7 +6,8 @@ import argparse
 import sys
 import time
 
-from ._common import UserError, check_output_file, show_progress, wrap
+from ._common import UserError, show_progress, wrap
+from ._outputs import output_file
 from ._progress import progress
 
 EPILOG = """\
@@ -74,8 +75,9 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(
             f"unknown data set {args.name!r}; choose one of {', '.join(datasets.names())}"
         )
+    target = None
     if args.output is not None:
-        check_output_file(args.output, "--output", (".csv", ".parquet"))
+        target = output_file(args.output, "--output", suffixes=(".csv", ".parquet"))
     start = time.perf_counter()
     with progress(f"building {args.name}", enabled=show_progress(args)):
         graph = datasets.load(
@@ -84,10 +86,11 @@ def run(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - start
     print(f"{args.name}: {datasets.description(args.name)}")
     print(graph.summary())
-    if args.output is not None:
+    if target is not None:
         from dpcount.io import write_pairs
 
-        path = write_pairs(graph, args.output)
-        print(f"wrote {graph.n_pairs:,} pairs to {path}")
+        with target.writing() as tmp:
+            write_pairs(graph, tmp, format=target.suffix[1:])
+        print(f"wrote {graph.n_pairs:,} pairs to {target.given}")
     print(f"built in {elapsed:.2f} s", file=sys.stderr)
     return 0

@@ -6,7 +6,6 @@ import argparse
 import importlib
 import sys
 import warnings
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -19,8 +18,6 @@ from ._common import (
     Source,
     UserError,
     add_source_arguments,
-    atomic_output,
-    check_output_file,
     delta_type,
     epsilon_type,
     json_text,
@@ -32,6 +29,7 @@ from ._common import (
     source_from_args,
     wrap,
 )
+from ._outputs import OutputFile, output_file
 from ._progress import progress
 from ._spark import add_engine_arguments, spark_union
 
@@ -121,7 +119,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read the data, run the set-union mechanism and write the released items."""
     source = source_from_args(args)
-    target = check_output_file(args.output, "--output") if args.output else None
+    target = output_file(args.output, "--output", inputs=source.inputs()) if args.output else None
     show = show_progress(args)
     with warnings.catch_warnings():
         # Every set-union mechanism draws floating-point noise; the summary line says so
@@ -136,8 +134,7 @@ def run(args: argparse.Namespace) -> int:
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        with atomic_output(target) as tmp:
-            tmp.write_text(text, encoding="utf-8")
+        target.write_text(text)
     print(summary(result, target), file=sys.stderr)
     if args.seed is not None:
         note("union", f"--seed {args.seed} makes this release reproducible: for research only")
@@ -178,9 +175,9 @@ def items_text(items: np.ndarray) -> str:
     return "".join(s + "\n" for s in labels)
 
 
-def summary(result: SetUnionResult, target: Path | None) -> str:
+def summary(result: SetUnionResult, target: OutputFile | None) -> str:
     """The stderr line: how many items were released, with ε and δ."""
-    where = f" to {target}" if target is not None else ""
+    where = f" to {target.given}" if target is not None else ""
     return (
         f"dpcount union: released {result.count:,} items{where} with {result.mechanism} "
         f"(ε = {result.epsilon:g}, δ = {result.delta:g}, at most {result.max_items} items "

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import errno
 import io
 import json
 import os
@@ -146,13 +147,15 @@ def test_write_failure_is_reported(tmp_path, capsys, monkeypatch):
 
     target = tmp_path / "pairs.csv"
 
-    def failing_write(graph: PersonItemGraph, path: str | os.PathLike[str]) -> Path:
-        raise OSError("No space left on device")
+    def failing_write(graph: PersonItemGraph, path: str | os.PathLike[str], **_: object) -> Path:
+        raise OSError(errno.ENOSPC, "No space left on device")
 
     monkeypatch.setattr(dpcount.io, "write_pairs", failing_write)
     assert main(["datasets", "southern-women", "--output", str(target)]) == 2
-    assert "No space left on device" in capsys.readouterr().err
-    assert not target.exists()
+    err = capsys.readouterr().err
+    message = f"--output {str(target)!r}: cannot write: no space left on device"
+    assert err == f"dpcount datasets: error: {message}\n"
+    assert list(tmp_path.iterdir()) == []  # neither the file nor a temporary one
 
 
 # --------------------------------------------------------------------------------------------

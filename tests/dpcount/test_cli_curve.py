@@ -133,7 +133,10 @@ def test_plot_without_matplotlib_fails_early(tmp_path, capsys, monkeypatch):
         (["--ell-max", "0"], "argument --ell-max: ell-max must be a positive integer"),
         (["--seed", "1"], "--seed applies to --method sampling only"),
         (["--plot", "curve.gif"], "--plot must end in .png, .svg or .pdf"),
-        (["--csv", "/no/such/folder/c.csv"], "--csv folder '/no/such/folder' does not exist"),
+        (
+            ["--csv", "/no/such/folder/c.csv"],
+            "--csv '/no/such/folder/c.csv': folder '/no/such/folder' does not exist",
+        ),
         (["--dataset", "nope"], "unknown data set 'nope'"),
     ],
 )

@@ -174,7 +174,10 @@ def test_closed_pipe_is_quiet(capsys, monkeypatch):
         (["--delta", "1"], "argument --delta: delta must lie in (0, 1)"),
         (["--max-items", "0"], "argument --max-items: max-items must be a positive integer"),
         (["--algorithm", "greedy_policy"], "argument --algorithm: invalid choice"),
-        (["--output", "/no/such/folder/items.txt"], "--output folder '/no/such/folder'"),
+        (
+            ["--output", "/no/such/folder/items.txt"],
+            "--output '/no/such/folder/items.txt': folder '/no/such/folder' does not exist",
+        ),
     ],
 )
 def test_bad_options(capsys, extra, message):
