@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import warnings
 from collections.abc import Callable, Sequence
@@ -52,6 +53,7 @@ from dpcount.errors import DPCountError
 from . import _count, _curve, _datasets, _union
 from ._common import UserError
 from ._output import ascii_fallback
+from ._signals import Signals, stop_signals
 
 __all__ = ["build_parser", "main"]
 
@@ -93,12 +95,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); return the exit status.
 
     Output that the terminal cannot encode is spelled in ASCII ("eps", "<="), never a traceback.
+    Ctrl-C, SIGTERM and SIGHUP end the command through the normal clean-up (temporary files
+    and database folders removed) with one line on stderr and status 128 + the signal's number.
     """
-    with ascii_fallback():
-        return _main(argv)
+    with ascii_fallback(), stop_signals() as signals:
+        return _main(argv, signals)
 
 
-def _main(argv: Sequence[str] | None) -> int:
+def _main(argv: Sequence[str] | None, signals: Signals) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -111,15 +115,28 @@ def _main(argv: Sequence[str] | None) -> int:
         with warnings.catch_warnings():
             warnings.showwarning = _warning_printer(args.command)
             return int(args.handler(args))
+    except KeyboardInterrupt:
+        return _stopped(args.command, signals.received or signal.SIGINT)
     except BrokenPipeError:  # e.g. `dpcount union ... | head`: the reader has gone, stop quietly
         _silence_stdout()
         return 141  # 128 + SIGPIPE, as a shell reports it
     except (DPCountError, UserError, OSError) as exc:
+        if signals.received is not None:
+            return _stopped(args.command, signals.received)
         print(f"dpcount {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print(f"dpcount {args.command}: interrupted", file=sys.stderr)
-        return 130
+    except Exception:
+        if signals.received is not None:  # e.g. DuckDB's "Query interrupted" RuntimeError
+            return _stopped(args.command, signals.received)
+        raise
+
+
+def _stopped(command: str, signum: int) -> int:
+    """Report a stop signal in one line; the exit status a shell gives for it."""
+    name = signal.Signals(signum).name
+    how = "interrupted" if signum == signal.SIGINT else f"terminated by {name}"
+    print(f"dpcount {command}: {how}", file=sys.stderr)
+    return 128 + signum
 
 
 def _warning_printer(command: str) -> Callable[..., None]:
