@@ -35,7 +35,7 @@ Examples
 >>> r.estimate <= g.n_items, r.privacy_loss.epsilon
 (True, 1.0)
 >>> print(r)
-With probability ≥ 95% the data holds at least 292 distinct items; ε = 1 spent (ε/2 to choose ℓ
+With probability ≥ 95% the data holds at least 295 distinct items; ε = 1 spent (ε/2 to choose ℓ
 with GEM, ε/2 for the count).
 Counted by exact maximum matching (Algorithm 1) with each person contributing at most ℓ = 2
 items; exact discrete Laplace noise of scale 4, shift 9.

@@ -7,7 +7,9 @@ subtracting the (1 − β)-quantile of the noise:
 * continuous Laplace: P[Z > s·ln(1/(2β))] = β, so the shift is s·ln(1/(2β)) (Eq. 4);
 * discrete Laplace (P[Z = z] ∝ e^{−|z|/s}): P[Z > k] = e^{−(k+1)/s} / (1 + e^{−1/s}), so the shift
   is the smallest integer k with that tail ≤ β (docs/algorithms.md §3).  It equals or is one below
-  ⌈s·ln(1/(2β))⌉.
+  ⌈s·ln(1/(2β))⌉, and it is computed in closed form, exactly, for any scale
+  (:func:`mechanisms.noise.discrete_laplace_quantile`): no search over k, so a tiny ε cannot
+  make it loop.
 
 Examples
 --------
@@ -32,12 +34,15 @@ from dpcount.validation import check_beta, check_choice, check_epsilon
 from mechanisms.noise import (
     NoiseMode,
     discrete_laplace,
+    discrete_laplace_quantile,
+    discrete_laplace_tail,
     float_laplace,
     rational_scale_at_least,
     warn_unsafe,
 )
 
 __all__ = [
+    "MAX_NOISE_SCALE",
     "LaplaceRelease",
     "continuous_shift",
     "discrete_shift",
@@ -47,6 +52,9 @@ __all__ = [
 ]
 
 NOISE_MODES = ("exact", "float")
+#: Largest noise scale Δ/ε accepted: beyond it the release is pure noise and its shift would
+#: not fit in a float.
+MAX_NOISE_SCALE = 1e300
 
 
 def laplace_scale(sensitivity: float, epsilon: float) -> Fraction:
@@ -55,12 +63,24 @@ def laplace_scale(sensitivity: float, epsilon: float) -> Fraction:
     Rounding up only adds noise, so the release stays ε-DP; the lower-bound shift is computed
     from this exact scale.
 
+    Raises
+    ------
+    InvalidParameterError
+        When Δ/ε exceeds :data:`MAX_NOISE_SCALE` (ε below ~Δ·1e-300).
+
     Examples
     --------
     >>> laplace_scale(2, 0.5)
     Fraction(4, 1)
     """
-    return rational_scale_at_least(Fraction(sensitivity) / Fraction(check_epsilon(epsilon)))
+    scale = Fraction(sensitivity) / Fraction(check_epsilon(epsilon))
+    if scale > MAX_NOISE_SCALE:
+        raise InvalidParameterError(
+            f"epsilon={epsilon!r} is too small for sensitivity {sensitivity!r}: the noise scale "
+            f"sensitivity/epsilon would exceed {MAX_NOISE_SCALE:g} and the release would be "
+            "pure noise"
+        )
+    return rational_scale_at_least(scale)
 
 
 def continuous_shift(scale: float, beta: float) -> float:
@@ -68,26 +88,24 @@ def continuous_shift(scale: float, beta: float) -> float:
     return float(scale) * math.log(1.0 / (2.0 * check_beta(beta)))
 
 
-def discrete_tail(k: int, scale: float) -> float:
+def discrete_tail(k: int, scale: float | Fraction) -> float:
     """P[Z > k] = e^{−(k+1)/s} / (1 + e^{−1/s}) for discrete Laplace Z of scale s, k ≥ 0."""
-    s = float(scale)
-    return math.exp(-(k + 1) / s) / (1.0 + math.exp(-1.0 / s))
+    return discrete_laplace_tail(k, scale)
 
 
 def discrete_shift(scale: float | Fraction, beta: float) -> int:
     """Smallest integer k ≥ 0 with P[Z > k] ≤ β for discrete Laplace Z of scale s (algorithms §3).
 
-    From e^{−(k+1)/s} ≤ β(1 + e^{−1/s}): k = ⌈−s·ln(β(1 + e^{−1/s}))⌉ − 1, then corrected by the
-    direct tail check so float rounding can never give a k whose tail exceeds β.
+    From e^{−(k+1)/s} ≤ β(1 + e^{−1/s}): k = ⌈s·(ln(1/β) − ln(1 + e^{−1/s}))⌉ − 1, evaluated
+    exactly in closed form (:func:`mechanisms.noise.discrete_laplace_quantile`) — for any
+    scale, in time independent of k.
+
+    Examples
+    --------
+    >>> discrete_shift(10**30, 0.25) == discrete_shift(Fraction(10**30), 0.25)
+    True
     """
-    b = check_beta(beta)
-    s = float(scale)
-    k = max(0, math.ceil(-s * math.log(b * (1.0 + math.exp(-1.0 / s)))) - 1)
-    while discrete_tail(k, s) > b:
-        k += 1
-    while k > 0 and discrete_tail(k - 1, s) <= b:
-        k -= 1
-    return k
+    return discrete_laplace_quantile(check_beta(beta), scale)
 
 
 @dataclass(frozen=True)

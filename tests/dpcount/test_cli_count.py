@@ -221,8 +221,8 @@ def test_unreadable_files(tmp_path, capsys):
 
 
 def test_negative_estimate_is_reported_as_zero(capsys):
-    args = ["count", "--dataset", "southern-women", "--epsilon", "0.05", "--seed", "1"]
-    expected = dp_distinct_count(datasets.load("southern-women"), 0.05, rng=1)
+    args = ["count", "--dataset", "southern-women", "--epsilon", "0.05", "--seed", "2"]
+    expected = dp_distinct_count(datasets.load("southern-women"), 0.05, rng=2)
     assert expected.estimate < 0  # tiny data, tiny ε: the noise shift dominates
     assert main(args) == 0
     out = capsys.readouterr().out

@@ -105,3 +105,31 @@ def test_lower_bound_coverage_and_half_shift_power(noise, sensitivity, epsilon):
     mean_abs = s if noise == "float" else 2 * math.exp(-1 / s) / (1 - math.exp(-2 / s))
     assert abs(z.mean() - mean_abs) < 4 * z.std() / math.sqrt(n)
     assert abs(z.mean() - 0.7 * mean_abs) > 4 * z.std() / math.sqrt(n)
+
+
+@pytest.mark.parametrize("epsilon", [1e-24, 1e-60, 1e-150, 1e-300])
+def test_tiny_epsilon_finishes_with_the_exact_shift(epsilon):
+    # Issue 24: the shift's search stepped k by one from a float estimate and never ended for
+    # ε between ~1e-300 and 1e-24 (k ≈ 10²⁴ is beyond the float resolution of a step of 1).
+    # The closed form is exact: P[Z > k] ≤ β < P[Z > k − 1], checked at enough digits.
+    import mpmath as mp
+
+    scale = laplace_scale(1, epsilon)
+    k = discrete_shift(scale, 0.05)
+    with mp.workdps(2 * len(str(k)) + 50):
+        s = mp.mpf(scale.numerator) / scale.denominator
+        q = mp.exp(-1 / s)
+
+        def tail(j):
+            return q ** (j + 1) / (1 + q)
+
+        assert tail(k) <= mp.mpf(0.05) < tail(k - 1)
+    r = laplace_lower_bound(10, 1, epsilon, 0.05, rng=1)
+    assert r.estimate == 10 + r.noise - r.shift and r.shift == k
+
+
+def test_epsilon_whose_scale_overflows_is_refused_with_a_reason():
+    with pytest.raises(InvalidParameterError, match="too small"):
+        laplace_lower_bound(10, 1, 5e-324, 0.05, rng=0)
+    with pytest.raises(InvalidParameterError, match="too small"):
+        laplace_scale(1e10, 1e-295)
