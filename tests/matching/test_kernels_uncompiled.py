@@ -109,6 +109,17 @@ SCRIPT = textwrap.dedent(
     keys = np.unique(persons * 40 + items)
     assert indptr.tolist() == np.searchsorted(keys // 40, np.arange(61)).tolist()
     assert indices.tolist() == (keys % 40).tolist()
+    # The exact noise samplers' compiled form (64-bit words, every row bounded); large σ²
+    # makes some rows pending (left for Python ints), which must not read out of bounds either.
+    from mechanisms.noise import _kernels as noise_kernels
+    from mechanisms.noise.counter import new_state, noise_key, round_keys
+    template = np.array(new_state(round_keys(noise_key(1)), 0, 0), dtype=np.uint64)
+    rows = np.arange(60, dtype=np.uint64)
+    out, pending = np.empty(rows.size, np.int64), np.zeros(rows.size, np.uint8)
+    noise_kernels.laplace_rows.compiled(template, rows, 7, 2, out, pending)
+    assert not pending.any() and out.min() < 0 < out.max()
+    for a, b, t in ((9, 4, 2), (10**9, 1, 31623)):
+        noise_kernels.gaussian_rows.compiled(template, rows, a, b, t, out, pending)
     print("checked", checked)
 
     # Every kernel of both packages, the keyed pair hash and the reader's CSR must have run above
