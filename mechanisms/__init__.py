@@ -5,15 +5,22 @@
 * :func:`r2t`, :func:`shifted_inverse` — the baselines of Knop & Steinke's Table 2.
 * :mod:`mechanisms.set_union` — private sets of items (Gopi et al., MAD, DP-SIPS).
 * :mod:`mechanisms.bayesian_ngrams` — the n-gram distribution of Ramadan, Withers & Orr.
+* :func:`grouped_distinct_count` — one lower bound per group of a GROUP BY.
 * :class:`Session` — data and a budget; every release is charged before noise is drawn
   (:class:`SeededSession`: the same, reproducible from a seed and therefore not private).
 * :class:`PrivacyLoss`, :class:`PrivacyAccountant` — what each release spent, and a budget;
   :func:`privacy_loss_of` — what a call will spend, from its parameters alone;
   :mod:`mechanisms.composition` — basic, PLD and zCDP totals.
 * :class:`Release` — the shape every result shares (``to_dict``/``to_json``, ``is_private``).
+* :mod:`mechanisms.registry` — every mechanism, declared once beside its code with its privacy
+  map (:mod:`mechanisms.declaration`); the Session's methods, :func:`privacy_loss_of`, the
+  CLI's choices and the names here derive from it.
 
-Every randomized function takes ``rng`` (None = OS entropy; an int or Generator reproduces)
-and returns a frozen result that records its ``privacy_loss``.
+Every mechanism (:func:`mechanisms.registry.names`) takes ``rng`` (None = OS entropy; an int
+or Generator reproduces) and returns a frozen :class:`Release` that records its
+``privacy_loss``.  The building blocks — :func:`gem`, :func:`exponential_mechanism`,
+:func:`permute_and_flip`, :func:`laplace_lower_bound` — return a bare selection or value: the
+mechanism that uses them accounts for their loss.
 
 Examples
 --------
@@ -33,121 +40,83 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from dpcount._lazy import lazy_attributes
+from mechanisms.registry import registered_modules as _registered
 
-if TYPE_CHECKING:
-    from mechanisms import bayesian_ngrams, set_union
-    from mechanisms._defaults import DEFAULT_BETA
-    from mechanisms._result import Release
-    from mechanisms.accounting import PrivacyAccountant, PrivacyLoss
-    from mechanisms.bayesian_ngrams import bayesian_dp, end_to_end_dp
+if TYPE_CHECKING:  # the names below, for type checkers (re-exported: `name as name`)
+    from mechanisms import bayesian_ngrams as bayesian_ngrams
+    from mechanisms import set_union as set_union
+    from mechanisms._defaults import DEFAULT_BETA as DEFAULT_BETA
+    from mechanisms._result import Release as Release
+    from mechanisms.accounting import PrivacyAccountant as PrivacyAccountant
+    from mechanisms.accounting import PrivacyLoss as PrivacyLoss
+    from mechanisms.bayesian_ngrams import bayesian_dp as bayesian_dp
+    from mechanisms.bayesian_ngrams import end_to_end_dp as end_to_end_dp
+    from mechanisms.distinct_count import DistinctCountResult as DistinctCountResult
+    from mechanisms.distinct_count import dp_distinct_count as dp_distinct_count
     from mechanisms.distinct_count import (
-        DistinctCountResult,
-        dp_distinct_count,
-        dp_distinct_count_from_curve,
+        dp_distinct_count_from_curve as dp_distinct_count_from_curve,
     )
-    from mechanisms.gem import gem, gem_normalized_scores, gem_probabilities
+    from mechanisms.gem import gem as gem
+    from mechanisms.gem import gem_normalized_scores as gem_normalized_scores
+    from mechanisms.gem import gem_probabilities as gem_probabilities
     from mechanisms.grouped_distinct_count import (
-        GroupedDistinctCountResult,
-        grouped_distinct_count,
+        GroupedDistinctCountResult as GroupedDistinctCountResult,
     )
-    from mechanisms.laplace import LaplaceRelease, laplace_lower_bound
-    from mechanisms.privacy_loss import privacy_loss_of
-    from mechanisms.r2t import R2TResult, r2t
-    from mechanisms.selection import exponential_mechanism, permute_and_flip
-    from mechanisms.session import SeededSession, Session, SessionEntry
-    from mechanisms.set_union import (
-        SetUnionResult,
-        count_gaussian,
-        count_laplace,
-        dp_sips,
-        max_adaptive_degree,
-        policy_gaussian,
-        policy_laplace,
-        weighted_gaussian,
-        weighted_laplace,
-    )
-    from mechanisms.shifted_inverse import ShiftedInverseResult, shifted_inverse
+    from mechanisms.grouped_distinct_count import grouped_distinct_count as grouped_distinct_count
+    from mechanisms.laplace import LaplaceRelease as LaplaceRelease
+    from mechanisms.laplace import laplace_lower_bound as laplace_lower_bound
+    from mechanisms.privacy_loss import privacy_loss_of as privacy_loss_of
+    from mechanisms.r2t import R2TResult as R2TResult
+    from mechanisms.r2t import r2t as r2t
+    from mechanisms.selection import exponential_mechanism as exponential_mechanism
+    from mechanisms.selection import permute_and_flip as permute_and_flip
+    from mechanisms.session import SeededSession as SeededSession
+    from mechanisms.session import Session as Session
+    from mechanisms.session import SessionEntry as SessionEntry
+    from mechanisms.set_union import SetUnionResult as SetUnionResult
+    from mechanisms.set_union import count_gaussian as count_gaussian
+    from mechanisms.set_union import count_laplace as count_laplace
+    from mechanisms.set_union import dp_sips as dp_sips
+    from mechanisms.set_union import max_adaptive_degree as max_adaptive_degree
+    from mechanisms.set_union import policy_gaussian as policy_gaussian
+    from mechanisms.set_union import policy_laplace as policy_laplace
+    from mechanisms.set_union import weighted_gaussian as weighted_gaussian
+    from mechanisms.set_union import weighted_laplace as weighted_laplace
+    from mechanisms.shifted_inverse import ShiftedInverseResult as ShiftedInverseResult
+    from mechanisms.shifted_inverse import shifted_inverse as shifted_inverse
 
 # name -> module that defines it (or the submodule itself), imported on first access (PEP 562).
+# Every registered mechanism is added from its declaration (mechanisms.registry reads the
+# sources, importing nothing), so adding a mechanism does not touch this file.
 _LAZY = {
     "bayesian_ngrams": "mechanisms.bayesian_ngrams",
     "set_union": "mechanisms.set_union",
+    "registry": "mechanisms.registry",
     "DEFAULT_BETA": "mechanisms._defaults",
     "Release": "mechanisms._result",
     "privacy_loss_of": "mechanisms.privacy_loss",
-    "Session": "mechanisms.session",
     "SeededSession": "mechanisms.session",
+    "Session": "mechanisms.session",
     "SessionEntry": "mechanisms.session",
     "PrivacyAccountant": "mechanisms.accounting",
     "PrivacyLoss": "mechanisms.accounting",
-    "bayesian_dp": "mechanisms.bayesian_ngrams",
-    "end_to_end_dp": "mechanisms.bayesian_ngrams",
     "DistinctCountResult": "mechanisms.distinct_count",
-    "dp_distinct_count": "mechanisms.distinct_count",
     "dp_distinct_count_from_curve": "mechanisms.distinct_count",
     "gem": "mechanisms.gem",
     "gem_normalized_scores": "mechanisms.gem",
     "gem_probabilities": "mechanisms.gem",
     "GroupedDistinctCountResult": "mechanisms.grouped_distinct_count",
-    "grouped_distinct_count": "mechanisms.grouped_distinct_count",
     "LaplaceRelease": "mechanisms.laplace",
     "laplace_lower_bound": "mechanisms.laplace",
     "R2TResult": "mechanisms.r2t",
-    "r2t": "mechanisms.r2t",
     "exponential_mechanism": "mechanisms.selection",
     "permute_and_flip": "mechanisms.selection",
     "SetUnionResult": "mechanisms.set_union",
-    "count_gaussian": "mechanisms.set_union",
-    "count_laplace": "mechanisms.set_union",
-    "dp_sips": "mechanisms.set_union",
-    "max_adaptive_degree": "mechanisms.set_union",
-    "policy_gaussian": "mechanisms.set_union",
-    "policy_laplace": "mechanisms.set_union",
-    "weighted_gaussian": "mechanisms.set_union",
-    "weighted_laplace": "mechanisms.set_union",
     "ShiftedInverseResult": "mechanisms.shifted_inverse",
-    "shifted_inverse": "mechanisms.shifted_inverse",
+    **_registered(),
 }
 
-__all__ = [
-    "DEFAULT_BETA",
-    "DistinctCountResult",
-    "GroupedDistinctCountResult",
-    "LaplaceRelease",
-    "PrivacyAccountant",
-    "PrivacyLoss",
-    "R2TResult",
-    "Release",
-    "SeededSession",
-    "Session",
-    "SessionEntry",
-    "SetUnionResult",
-    "ShiftedInverseResult",
-    "bayesian_dp",
-    "bayesian_ngrams",
-    "count_gaussian",
-    "count_laplace",
-    "dp_distinct_count",
-    "dp_distinct_count_from_curve",
-    "dp_sips",
-    "end_to_end_dp",
-    "exponential_mechanism",
-    "gem",
-    "gem_normalized_scores",
-    "gem_probabilities",
-    "grouped_distinct_count",
-    "laplace_lower_bound",
-    "max_adaptive_degree",
-    "permute_and_flip",
-    "policy_gaussian",
-    "policy_laplace",
-    "privacy_loss_of",
-    "r2t",
-    "set_union",
-    "shifted_inverse",
-    "weighted_gaussian",
-    "weighted_laplace",
-]
+__all__ = sorted(_LAZY)
 
 
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY, __all__)

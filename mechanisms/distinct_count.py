@@ -66,6 +66,7 @@ from dpcount.validation import (
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms._result import Release
 from mechanisms.accounting import PrivacyLoss
+from mechanisms.declaration import register
 from mechanisms.gem import Selection, gem, gem_probabilities
 from mechanisms.gem_tail import LinearTailGEM
 from mechanisms.laplace import continuous_shift, laplace_lower_bound, laplace_scale
@@ -502,6 +503,12 @@ def _readonly(arr: np.ndarray) -> np.ndarray:
     return arr
 
 
+@register(
+    family="distinct_count",
+    loss=distinct_count_loss,
+    engines=("local", "spark"),
+    session={"noise": "exact", "diagnostics": False},
+)
 def dp_distinct_count(
     graph: PersonItemGraph,
     epsilon: float,

@@ -58,8 +58,9 @@ from dpcount.validation import (
     check_probability,
 )
 from matching.grouped import grouped_curves
-from mechanisms._result import html_grid
+from mechanisms._result import Release, html_grid
 from mechanisms.accounting import PrivacyLoss
+from mechanisms.declaration import register
 from mechanisms.distinct_count import dp_distinct_count_from_curve
 
 __all__ = [
@@ -67,6 +68,7 @@ __all__ = [
     "GroupedDistinctCountResult",
     "as_grouped_graph",
     "grouped_distinct_count",
+    "grouped_distinct_count_loss",
 ]
 
 COUNTINGS: tuple[str, ...] = ("matching", "greedy", "sampling")
@@ -85,7 +87,7 @@ class GroupRow:
 
 
 @dataclass(frozen=True)
-class GroupedDistinctCountResult:
+class GroupedDistinctCountResult(Release):
     """The released table; ``privacy_loss`` covers all rows (and the key selection) together.
 
     Attributes
@@ -125,18 +127,21 @@ class GroupedDistinctCountResult:
     secure: bool = field(default=True)
 
     @property
-    def is_private(self) -> bool:
-        """Whether the release carries a worst-case DP guarantee."""
-        return self.privacy_loss.is_private
-
-    @property
-    def scale(self) -> tuple[float, ...]:
+    def scale(self) -> tuple[float, ...]:  # type: ignore[override]
         """The Laplace scale of each row."""
         return tuple(r.scale for r in self.rows)
+
+    def _rows(self) -> list[tuple[str, str]]:
+        keys = "public" if self.selection == "public" else f"chosen by {self.selection}"
+        return [
+            ("groups", f"{len(self.rows)} (keys {keys}), at most {self.max_groups} per person"),
+            *((str(r.group), f"≥ {r.estimate} (ℓ = {r.ell})") for r in self.rows),
+        ]
 
     def to_dict(self) -> dict[str, Any]:
         """Plain Python values, JSON-ready (numpy scalars as Python numbers)."""
         return {
+            **({"seeded": True} if self.seeded else {}),
             "mechanism": self.mechanism,
             "epsilon": self.epsilon,
             "delta": self.delta,
@@ -153,9 +158,13 @@ class GroupedDistinctCountResult:
             ],
         }
 
-    def to_json(self) -> str:
-        """:meth:`to_dict` as a JSON string (group labels that JSON cannot hold become text)."""
-        return json.dumps(self.to_dict(), default=str, ensure_ascii=False)
+    def to_json(self, **kwargs: Any) -> str:
+        """:meth:`to_dict` as a JSON string (group labels that JSON cannot hold become text).
+
+        Keyword arguments go to :func:`json.dumps` (e.g. ``indent=2``).
+        """
+        kwargs.setdefault("ensure_ascii", False)
+        return json.dumps(self.to_dict(), default=str, **kwargs)
 
     def to_pandas(self) -> Any:
         """The rows as a :class:`pandas.DataFrame` (needs pandas)."""
@@ -232,6 +241,62 @@ def _select_keys(
     return list(released.items.tolist())
 
 
+def _split(
+    epsilon: float,
+    groups: Sequence[Hashable] | None,
+    delta: float | None,
+    selection_share: float,
+) -> tuple[float, float, float]:
+    """(ε, δ, ε_select): the budget, and the share that chooses the keys (0 for public keys)."""
+    eps = check_epsilon(epsilon)
+    if groups is not None:
+        if delta is not None:
+            raise InvalidParameterError(
+                "delta applies to private key selection only; drop it or pass groups=None"
+            )
+        return eps, 0.0, 0.0
+    if delta is None:
+        raise InvalidParameterError(
+            "groups=None chooses the group keys privately and needs delta (e.g. 1e-6); "
+            "or pass the public keys as groups=[...]"
+        )
+    return eps, check_delta(delta), eps * check_probability(selection_share, "selection_share")
+
+
+def grouped_distinct_count_loss(
+    epsilon: float,
+    *,
+    max_groups: int,
+    groups: Sequence[Hashable] | None = None,
+    delta: float | None = None,
+    counting: str = "matching",
+    selection_share: float = 0.5,
+) -> PrivacyLoss:
+    """The privacy loss of :func:`grouped_distinct_count` from its parameters alone.
+
+    ε_count for the table of counts (ε_count/k per group, at most k groups per person) plus,
+    with private keys, (ε_select, δ) for choosing them (module docstring).
+
+    Examples
+    --------
+    >>> grouped_distinct_count_loss(1.0, max_groups=2, groups=["a"])
+    PrivacyLoss(epsilon=1, delta=0, 'group counts at ε/2 each (matching), ≤ 2 per person')
+    >>> grouped_distinct_count_loss(1.0, max_groups=2, delta=1e-6).parts[0].epsilon
+    0.5
+    """
+    eps, dlt, eps_select = _split(epsilon, groups, delta, selection_share)
+    k = check_positive_int(max_groups, "max_groups")
+    check_choice(counting, "counting", COUNTINGS)
+    count_loss = PrivacyLoss(
+        eps - eps_select, description=f"group counts at ε/{k} each ({counting}), ≤ {k} per person"
+    )
+    if not eps_select:
+        return count_loss
+    select_loss = PrivacyLoss(eps_select, dlt, f"group keys by {_SELECTION} set union")
+    return select_loss.compose(count_loss, description="grouped distinct count")
+
+
+@register(family="grouped_count", loss=grouped_distinct_count_loss, data="data")
 def grouped_distinct_count(
     data: Any,
     epsilon: float,
@@ -311,27 +376,19 @@ def grouped_distinct_count(
     >>> t.rows[0].group, t.max_groups, t.selection
     ('g', 1, 'public')
     """
-    eps = check_epsilon(epsilon)
+    loss = grouped_distinct_count_loss(
+        epsilon,
+        max_groups=max_groups,
+        groups=groups,
+        delta=delta,
+        counting=counting,
+        selection_share=selection_share,
+    )
+    eps, dlt, eps_select = _split(epsilon, groups, delta, selection_share)
     b = check_beta(beta)
     k = check_positive_int(max_groups, "max_groups")
     ell_max = check_positive_int(ell_max, "ell_max", maximum=MAX_ELL)
-    check_choice(counting, "counting", COUNTINGS)
-    if groups is not None:
-        keys: list[Hashable] | None = _check_groups(groups)
-        if delta is not None:
-            raise InvalidParameterError(
-                "delta applies to private key selection only; drop it or pass groups=None"
-            )
-        dlt, eps_select = 0.0, 0.0
-    else:
-        keys = None
-        if delta is None:
-            raise InvalidParameterError(
-                "groups=None chooses the group keys privately and needs delta (e.g. 1e-6); "
-                "or pass the public keys as groups=[...]"
-            )
-        dlt = check_delta(delta)
-        eps_select = eps * check_probability(selection_share, "selection_share")
+    keys: list[Hashable] | None = None if groups is None else _check_groups(groups)
     eps_count = eps - eps_select
     graph = as_grouped_graph(data)
     key_rng, select_rng, curve_rng, gem_rng, noise_rng = spawn(rng, 5)
@@ -366,15 +423,6 @@ def grouped_distinct_count(
             noise_rng=noise_rng,
         )
         rows.append(GroupRow(key, r.estimate, r.ell, r.scale))
-    count_loss = PrivacyLoss(
-        eps_count,
-        description=f"{len(keys)} group counts at ε/{k} each ({counting}), ≤ {k} per person",
-    )
-    if eps_select:
-        select_loss = PrivacyLoss(eps_select, dlt, f"group keys by {_SELECTION} set union")
-        loss = select_loss.compose(count_loss, description="grouped distinct count")
-    else:
-        loss = count_loss
     return GroupedDistinctCountResult(
         rows=tuple(rows),
         epsilon=eps,

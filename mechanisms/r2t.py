@@ -55,6 +55,7 @@ from dpcount.validation import check_beta, check_choice, check_epsilon, check_po
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms._result import Release
 from mechanisms.accounting import NoiseCurve, PrivacyLoss
+from mechanisms.declaration import register
 from mechanisms.laplace import continuous_shift, discrete_shift, laplace_scale
 from mechanisms.noise import NoiseMode, discrete_laplace, float_laplace, warn_unsafe
 
@@ -294,6 +295,7 @@ def release_r2t(
     )
 
 
+@register(family="distinct_count", loss=r2t_loss, session={"noise": "exact"})
 def r2t(
     graph: PersonItemGraph,
     epsilon: float,

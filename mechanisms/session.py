@@ -1,7 +1,9 @@
 """A privacy budget that is enforced: every release is charged before any noise is drawn.
 
 A :class:`Session` holds the data and an (ε, δ) budget fixed at creation.  Its methods are the
-private mechanisms; each call
+private mechanisms — one per mechanism registered with a worst-case guarantee
+(:mod:`mechanisms.registry`), made from its declaration, and the generic
+:meth:`Session.release` they call; each call
 
 1. computes the release's :class:`~mechanisms.accounting.PrivacyLoss` from the parameters alone
    (:func:`~mechanisms.privacy_loss.privacy_loss_of`) and runs the mechanism's own checks on
@@ -49,11 +51,13 @@ dpcount.errors.BudgetExceededError: r2t needs epsilon=0.6 but the session has sp
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 import warnings
 from collections.abc import Callable, Mapping
+from fractions import Fraction
 from types import MappingProxyType
-from typing import Any, ClassVar, NoReturn, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import numpy as np
 
@@ -63,23 +67,16 @@ from dpcount.errors import (
     ReleaseFailedError,
 )
 from dpcount.graph import PersonItemGraph
+from dpcount.grouped import GroupedGraph
 from dpcount.validation import check_delta, check_epsilon
-from mechanisms import set_union
-from mechanisms._defaults import DEFAULT_BETA
+from mechanisms import registry
 from mechanisms._result import Release, seeded_copy
-from mechanisms.accounting import PrivacyLoss, exact_sum, fits
-from mechanisms.bayesian_ngrams import LaplaceNgramResult, laplace_ngrams
-from mechanisms.bayesian_ngrams._data import PublicCounts
+from mechanisms.accounting import PrivacyLoss, as_written
 from mechanisms.composition import Total, basic_total, compose, pld_total, zcdp_total
-from mechanisms.distinct_count import PRIVATE_SELECTIONS, DistinctCountResult, dp_distinct_count
+from mechanisms.declaration import Declaration
 from mechanisms.privacy_loss import privacy_loss_of
-from mechanisms.r2t import R2TResult, r2t
-from mechanisms.set_union import SetUnionResult
-from mechanisms.shifted_inverse import ShiftedInverseResult, shifted_inverse
 
 __all__ = ["SeededSession", "Session", "SessionEntry"]
-
-R = TypeVar("R", bound=Release)
 
 #: Dry runs silence warnings with :class:`warnings.catch_warnings`, which is process-wide:
 #: one lock for every session keeps two of them from restoring each other's filters.
@@ -108,33 +105,6 @@ class SessionEntry:
     result: Release | None = dataclasses.field(default=None, repr=False)
 
 
-def _set_union_method(function: Callable[..., SetUnionResult]) -> Callable[..., SetUnionResult]:
-    name = function.__name__
-
-    def method(
-        self: _BudgetedSession,
-        epsilon: float,
-        delta: float,
-        *,
-        max_items: int = 100,
-        **options: Any,
-    ) -> SetUnionResult:
-        for refused in ("return_weights", "rng"):
-            if refused in options:
-                raise InvalidParameterError(
-                    f"{refused} is not private and not available in a session"
-                )
-        params = {"epsilon": epsilon, "delta": delta, "max_items": max_items, **options}
-        return self._release(name, function, (self._graph,), params)
-
-    method.__name__ = method.__qualname__ = name
-    method.__doc__ = (
-        f":func:`mechanisms.set_union.{name}`, charged first; ``options`` are its other "
-        "keyword arguments (``return_weights`` is refused)."
-    )
-    return method
-
-
 class _BudgetedSession:
     """Data, an (ε, δ) budget and the private mechanisms; see :class:`Session`."""
 
@@ -154,19 +124,21 @@ class _BudgetedSession:
         if isinstance(delta, bool) or not isinstance(delta, int | float | np.floating):
             raise InvalidParameterError(f"delta must be a number in [0, 1), got {delta!r}")
         self._delta = 0.0 if delta == 0 else check_delta(delta)
-        if isinstance(data, PersonItemGraph):
+        if isinstance(data, PersonItemGraph | GroupedGraph):
             if read_options:
                 raise InvalidParameterError(
                     f"read options {sorted(read_options)} apply to files, not to a graph"
                 )
-            self._graph = data
+            self._data: PersonItemGraph | GroupedGraph = data
         else:
             from dpcount.io import read_pairs
 
-            self._graph = read_pairs(data, **read_options)
+            self._data = read_pairs(data, **read_options)
         self._seeds = seeds  # spawned once per release, under the lock
         self._lock = threading.Lock()
         self._log: list[SessionEntry] = []
+        # The basic totals, exactly as written, kept up to date under the lock.
+        self._charged = (Fraction(0), Fraction(0))
 
     # ---- no copies -------------------------------------------------------------------------
 
@@ -248,14 +220,25 @@ class _BudgetedSession:
     @property
     def remaining(self) -> PrivacyLoss:
         """What the session still admits: the budget minus the basic total, exactly."""
-        losses = self._losses()
-        eps = exact_sum([self._epsilon, *(-p.epsilon for p in losses)])
-        dlt = exact_sum([self._delta, *(-p.delta for p in losses)])
-        return PrivacyLoss(max(0.0, eps), max(0.0, dlt), "remaining budget")
+        with self._lock:
+            eps, dlt = self._charged
+        eps_left = max(as_written(self._epsilon) - eps, Fraction(0))
+        dlt_left = max(as_written(self._delta) - dlt, Fraction(0))
+        return PrivacyLoss(float(eps_left), float(dlt_left), "remaining budget")
 
     def can_afford(self, loss: PrivacyLoss) -> bool:
         """Whether ``loss`` composed with everything so far fits in the budget."""
-        return loss.is_private and fits([*self._losses(), loss], self._epsilon, self._delta)
+        with self._lock:
+            return self._fits(loss)
+
+    def _fits(self, loss: PrivacyLoss) -> bool:
+        """Whether ``loss`` fits in what is left (basic composition, exactly; lock held)."""
+        if not loss.is_private:
+            return False
+        eps, dlt = self._charged
+        return eps + as_written(loss.epsilon) <= as_written(self._epsilon) and dlt + as_written(
+            loss.delta
+        ) <= as_written(self._delta)
 
     def __repr__(self) -> str:
         losses = self._losses()
@@ -277,15 +260,15 @@ class _BudgetedSession:
         Returns the charge's index in the log and the release's own child stream.
         """
         with self._lock:
-            charged = [e.privacy_loss for e in self._log]
-            if not (loss.is_private and fits([*charged, loss], self._epsilon, self._delta)):
-                spent = basic_total(charged)
+            eps, dlt = self._charged
+            if not self._fits(loss):
                 raise BudgetExceededError(
                     f"{name} needs epsilon={loss.epsilon:g}"
                     + (f", delta={loss.delta:g}" if loss.delta else "")
-                    + f" but the session has spent {spent.epsilon:g} of epsilon={self._epsilon:g}"
-                    + (f" and {spent.delta:g} of delta={self._delta:g}" if loss.delta else "")
+                    + f" but the session has spent {float(eps):g} of epsilon={self._epsilon:g}"
+                    + (f" and {float(dlt):g} of delta={self._delta:g}" if loss.delta else "")
                 )
+            self._charged = (eps + as_written(loss.epsilon), dlt + as_written(loss.delta))
             self._log.append(SessionEntry(name, MappingProxyType(dict(params)), loss))
             return len(self._log) - 1, np.random.default_rng(self._seeds.spawn(1)[0])
 
@@ -294,29 +277,55 @@ class _BudgetedSession:
             entry = self._log[entry_index]
             self._log[entry_index] = dataclasses.replace(entry, result=result)
 
-    def _release(
-        self,
-        name: str,
-        function: Callable[..., R],
-        data: tuple[Any, ...],
-        params: dict[str, Any],
-        fixed: Mapping[str, Any] | None = None,
-    ) -> R:
-        fixed = dict(fixed or {})
-        loss = privacy_loss_of(name, **params)
+    def release(self, mechanism: str, /, **params: Any) -> Any:
+        """Charge and run the registered mechanism ``mechanism`` with ``params``.
+
+        The named methods (``session.dp_distinct_count(...)`` …) call this.  ``params`` are
+        the mechanism's keyword arguments without its data and ``rng``; the parameters a
+        session fixes (non-private outputs, floating-point noise …) are refused.
+
+        Raises
+        ------
+        InvalidParameterError
+            For an unknown or nominal mechanism, data of the other kind, a parameter the
+            mechanism does not take or the session fixes, or an invalid value — all before
+            any charge.
+        BudgetExceededError
+            When the release would exceed the budget (nothing is drawn).
+        ReleaseFailedError
+            When the mechanism fails after its charge (the cause is withheld).
+        """
+        declaration = self._offered(mechanism)
+        for key in params:
+            if key in ("rng", "seed"):
+                raise InvalidParameterError(
+                    f"{key} is not available in a session, which draws its own randomness "
+                    "(a SeededSession reproduces runs for research)"
+                )
+            if key in declaration.session:
+                raise InvalidParameterError(
+                    f"{key} is not private or not safe in a session and is fixed to "
+                    f"{declaration.session[key]!r} there"
+                )
+            if key not in declaration.session_parameters() and key not in declaration.inputs:
+                raise InvalidParameterError(f"{mechanism} has no parameter {key!r}")
+        inputs = {k: v for k, v in params.items() if k in declaration.inputs}
+        options = {k: v for k, v in params.items() if k not in declaration.inputs}
+        loss = privacy_loss_of(mechanism, **options)
         if not loss.is_private:
             raise InvalidParameterError(
-                f"{name} with these parameters is not differentially private ({loss!r}); "
-                "a session releases only private outputs"
+                f"{mechanism} with these parameters is not private ({loss!r}); a session "
+                "releases only differentially private outputs"
             )
-        empty = _empty_like(self._graph)
+        call = functools.partial(declaration.function, **inputs, **options, **declaration.session)
+        empty = _empty_like(self._data)
         with _DRY_RUN, warnings.catch_warnings():
             # The mechanism's own checks on empty data: whatever fails here fails on any data.
             warnings.simplefilter("ignore")
-            function(empty, *data[1:], **params, **fixed, rng=0)
-        index, rng = self._charge(name, params, loss)
+            call(**{declaration.data: empty}, rng=0)
+        index, rng = self._charge(mechanism, options, loss)
         try:
-            result = function(*data, **params, **fixed, rng=rng)
+            result = call(**{declaration.data: self._data}, rng=rng)
         except Exception:
             if self._SEEDED:
                 raise  # research: the cause is shown
@@ -325,97 +334,94 @@ class _BudgetedSession:
             failed = False
         if failed:  # raised outside the handler, so the cause is not even chained
             raise ReleaseFailedError(
-                f"{name} failed after its charge of epsilon={loss.epsilon:g}"
+                f"{mechanism} failed after its charge of epsilon={loss.epsilon:g}"
                 + (f", delta={loss.delta:g}" if loss.delta else "")
                 + "; the cause is withheld since it may depend on the data (a SeededSession "
                 "on test data shows it)"
             )
         if result.privacy_loss != loss:  # pragma: no cover - tested for every mechanism
-            raise AssertionError(f"{name} spent {result.privacy_loss!r}, not what was charged")
+            raise AssertionError(f"{mechanism} spent {result.privacy_loss!r}, not its charge")
         if self._SEEDED:
             result = seeded_copy(result)
         self._record(index, result)
         return result
 
-    # ---- the private mechanisms ----------------------------------------------------------------
-
-    def dp_distinct_count(
-        self,
-        epsilon: float,
-        *,
-        beta: float = DEFAULT_BETA,
-        ell_max: int = 100,
-        counting: str = "matching",
-        selection: str = "gem",
-    ) -> DistinctCountResult:
-        """:func:`mechanisms.dp_distinct_count`, charged first (exact noise, private selections)."""
-        if selection not in PRIVATE_SELECTIONS:
+    def _offered(self, mechanism: str) -> Declaration:
+        """The declaration of a mechanism this session offers on its data, or a refusal."""
+        if mechanism not in offered():
             raise InvalidParameterError(
-                f"selection={selection!r} is not private and not available in a session; "
-                f"use one of {PRIVATE_SELECTIONS}"
+                f"a session offers no mechanism {mechanism!r}"
+                + (" (its guarantee is nominal only)" if mechanism in registry.names() else "")
+                + f"; it offers {', '.join(offered())}"
             )
-        params: dict[str, Any] = {"epsilon": epsilon, "beta": beta, "ell_max": ell_max}
-        params |= {"counting": counting, "selection": selection}
-        return self._release("dp_distinct_count", dp_distinct_count, (self._graph,), params)
+        declaration = registry.get(mechanism)
+        kind = "grouped" if isinstance(self._data, GroupedGraph) else "graph"
+        if declaration.dataset != kind:
+            raise InvalidParameterError(
+                f"{mechanism} needs "
+                + (
+                    "grouped data: create the session from a GroupedGraph or read with group=..."
+                    if declaration.dataset == "grouped"
+                    else "person-item data, and this session holds grouped data"
+                )
+            )
+        return declaration
 
-    def r2t(
-        self,
-        epsilon: float,
-        *,
-        max_contribution: int,
-        beta: float = DEFAULT_BETA,
-        base: float = 2,
-    ) -> R2TResult:
-        """:func:`mechanisms.r2t` with exact noise, charged first."""
-        params = {"epsilon": epsilon, "beta": beta, "max_contribution": max_contribution}
-        return self._release("r2t", r2t, (self._graph,), params | {"base": base})
+    if TYPE_CHECKING:  # the mechanisms' methods are made from the registry (see below)
 
-    def shifted_inverse(
-        self,
-        epsilon: float,
-        *,
-        upper: float,
-        beta: float = DEFAULT_BETA,
-        step: float | None = None,
-        log_domain: bool = True,
-    ) -> ShiftedInverseResult:
-        """:func:`mechanisms.shifted_inverse` with the LP inverse, charged first.
+        def __getattr__(self, name: str) -> Callable[..., Any]: ...
 
-        The brute-force ``inverse="exact"`` is not offered: whether it runs depends on the
-        number of persons.
-        """
-        params: dict[str, Any] = {"epsilon": epsilon, "beta": beta, "upper": upper, "step": step}
-        params |= {"log_domain": log_domain}
-        return self._release(
-            "shifted_inverse", shifted_inverse, (self._graph,), params, {"inverse": "lp"}
-        )
 
-    def laplace_ngrams(
-        self,
-        public_counts: PublicCounts,
-        epsilon: float,
-        *,
-        max_contribution: int,
-    ) -> LaplaceNgramResult:
-        """:func:`mechanisms.bayesian_ngrams.laplace_ngrams` (worst-case ε-DP), charged first.
+def offered() -> tuple[str, ...]:
+    """The mechanisms a session offers: every registered one with a worst-case guarantee.
 
-        The data must carry n-gram counts; ``public_counts`` is public and fixes the vocabulary.
-        Data that share nothing with it give the noise of zero counts (never an error).
-        """
-        params = {"epsilon": epsilon, "max_contribution": max_contribution}
-        data = (self._graph, public_counts)
-        return self._release(
-            "laplace_ngrams", laplace_ngrams, data, params, {"require_overlap": False}
-        )
+    Examples
+    --------
+    >>> "dp_distinct_count" in offered(), "bayesian_dp" in offered()
+    (True, False)
+    """
+    return tuple(name for name in registry.names() if not registry.entry(name).nominal)
 
-    count_laplace = _set_union_method(set_union.count_laplace)
-    count_gaussian = _set_union_method(set_union.count_gaussian)
-    weighted_laplace = _set_union_method(set_union.weighted_laplace)
-    weighted_gaussian = _set_union_method(set_union.weighted_gaussian)
-    policy_laplace = _set_union_method(set_union.policy_laplace)
-    policy_gaussian = _set_union_method(set_union.policy_gaussian)
-    max_adaptive_degree = _set_union_method(set_union.max_adaptive_degree)
-    dp_sips = _set_union_method(set_union.dp_sips)
+
+def _method(declaration: Declaration) -> Callable[..., Any]:
+    """The session method of one mechanism: its parameters (inputs first), then ``release``."""
+    name = declaration.name
+    signature = declaration.session_signature()
+    listed = list(signature.parameters.values())[1:]  # without self
+    positional = [p.name for p in listed if p.kind is p.POSITIONAL_OR_KEYWORD]
+    required = [p.name for p in listed if p.default is p.empty]
+
+    def method(self: _BudgetedSession, *args: Any, **kwargs: Any) -> Any:
+        if len(args) > len(positional):
+            raise TypeError(
+                f"{name}() takes {len(positional)} positional arguments but {len(args)} were given"
+            )
+        params = dict(zip(positional, args, strict=False))
+        for key, value in kwargs.items():
+            if key in params:
+                raise TypeError(f"{name}() got multiple values for argument {key!r}")
+            params[key] = value
+        missing = [key for key in required if key not in params]
+        if missing:
+            raise TypeError(f"{name}() missing required arguments {missing}")
+        return self.release(name, **params)
+
+    fixed = ", ".join(f"``{k}={v!r}``" for k, v in declaration.session.items())
+    path = f"{declaration.module}.{name}".replace(".bayesian_ngrams.laplace", ".bayesian_ngrams")
+    method.__name__ = name
+    method.__qualname__ = f"Session.{name}"
+    method.__signature__ = signature  # type: ignore[attr-defined]
+    method.__doc__ = (
+        f":func:`~{path}` on the session's data, charged before any noise is drawn."
+        + (f"\n\nFixed in a session: {fixed}." if fixed else "")
+        + "\n\nSee :meth:`Session.release` for what is refused and raised."
+    )
+    return method
+
+
+for _name in offered():
+    setattr(_BudgetedSession, _name, _method(registry.get(_name)))
+del _name
 
 
 class Session(_BudgetedSession):
@@ -424,8 +430,10 @@ class Session(_BudgetedSession):
     Parameters
     ----------
     data
-        A :class:`dpcount.PersonItemGraph`, or anything :func:`dpcount.read_pairs` accepts
-        (a path or glob; ``None`` with ``sql=...``), read with ``read_options``.
+        A :class:`dpcount.PersonItemGraph`, a :class:`dpcount.GroupedGraph` (for
+        ``grouped_distinct_count``), or anything :func:`dpcount.read_pairs` accepts (a path
+        or glob; ``None`` with ``sql=...``), read with ``read_options`` (``group=`` reads
+        grouped data).
     epsilon
         The total ε of the session (finite, > 0); fixed for the session's lifetime.
     delta
@@ -536,9 +544,10 @@ class SeededSession(_BudgetedSession):
         return self._seed
 
 
-def _empty_like(graph: PersonItemGraph) -> PersonItemGraph:
-    """A graph with no pairs (with counts if ``graph`` has them), for parameter checks."""
-    counts = None if graph.counts is None else np.zeros(0, dtype=graph.counts.dtype)
-    return PersonItemGraph.from_pairs(
-        np.array([], dtype=object), np.array([], dtype=object), counts
-    )
+def _empty_like(data: PersonItemGraph | GroupedGraph) -> PersonItemGraph | GroupedGraph:
+    """Data of the same kind with no pairs (with counts if ``data`` has them), for the checks."""
+    empty = np.array([], dtype=object)
+    if isinstance(data, GroupedGraph):
+        return GroupedGraph.from_triples(empty, empty, empty)
+    counts = None if data.counts is None else np.zeros(0, dtype=data.counts.dtype)
+    return PersonItemGraph.from_pairs(empty, empty, counts)

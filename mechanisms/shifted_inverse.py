@@ -48,6 +48,7 @@ from dpcount.validation import check_beta, check_choice, check_epsilon
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms._result import Release
 from mechanisms.accounting import PrivacyLoss
+from mechanisms.declaration import register
 from mechanisms.inverse import exact_inverse, lp_inverse
 from mechanisms.noise import warn_unsafe
 
@@ -421,6 +422,9 @@ class ShiftedInverseResult(Release):
         )
 
 
+# A session runs the LP inverse only: the brute force refuses more than MAX_EXACT_PERSONS
+# persons, so whether it runs would depend on the data.
+@register(family="distinct_count", loss=shifted_inverse_loss, session={"inverse": "lp"})
 def shifted_inverse(
     graph: PersonItemGraph,
     epsilon: float,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import sys
 import warnings
 from typing import TYPE_CHECKING, Any
@@ -12,6 +11,7 @@ import numpy as np
 
 import dpcount
 from dpcount.errors import UnsafeNoiseWarning
+from mechanisms.registry import get, names
 
 from ._common import (
     SEED_HELP,
@@ -36,17 +36,10 @@ from ._spark import add_engine_arguments, spark_union
 if TYPE_CHECKING:  # the set-union package loads its compiled kernels; import it when run
     from mechanisms.set_union import SetUnionResult
 
-#: The mechanisms of :mod:`mechanisms.set_union` the command offers; the first is the default.
-ALGORITHMS = (
-    "policy_gaussian",
-    "policy_laplace",
-    "weighted_gaussian",
-    "weighted_laplace",
-    "count_gaussian",
-    "count_laplace",
-    "max_adaptive_degree",
-    "dp_sips",
-)
+#: The set-union mechanisms the command offers: every one registered (read from the sources,
+#: without loading their compiled kernels); the first is the default.
+DEFAULT_ALGORITHM = "policy_gaussian"
+ALGORITHMS = (DEFAULT_ALGORITHM, *sorted(set(names(family="set_union")) - {DEFAULT_ALGORITHM}))
 
 EPILOG = """\
 examples:
@@ -145,7 +138,7 @@ def _release(args: argparse.Namespace, source: Source, show: bool) -> SetUnionRe
     if args.engine == "spark":
         return spark_union(args, source)
     graph = load_graph(source, show=show)
-    mechanism = getattr(importlib.import_module("mechanisms.set_union"), args.algorithm)
+    mechanism = get(args.algorithm).function
     with progress(f"running {args.algorithm}", enabled=show):
         return mechanism(graph, args.epsilon, args.delta, max_items=args.max_items, rng=args.seed)
 

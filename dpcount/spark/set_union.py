@@ -35,22 +35,23 @@ from dpcount.spark.ingest import label_array, prepare_pairs, sorted_labels
 from dpcount.spark.sips import sips_rounds
 from dpcount.validation import check_delta, check_epsilon, check_nonnegative, check_positive_int
 from mechanisms.noise import warn_unsafe
+from mechanisms.privacy_loss import privacy_loss_of
+from mechanisms.registry import names
 from mechanisms.set_union import thresholds
-from mechanisms.set_union._release import Noise, set_union_loss
+from mechanisms.set_union._release import Noise
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
 from mechanisms.set_union.weighted import UNIT, contribution_units
 
-__all__ = ["EXTRA", "MECHANISMS", "SEQUENTIAL", "release_keys", "set_union"]
+__all__ = ["SEQUENTIAL", "release_keys", "set_union"]
 
-#: Mechanism → (norm of a person's contribution or None for counts, noise, paper reference).
-MECHANISMS: dict[str, tuple[int | None, Noise, str]] = {
-    "count_laplace": (None, "laplace", "count Laplace set union (Gopi et al. 2020, A.1)"),
-    "count_gaussian": (None, "gaussian", "count Gaussian set union (Gopi et al. 2020, A.2)"),
-    "weighted_laplace": (1, "laplace", "weighted Laplace set union (Gopi et al. 2020, B.1)"),
-    "weighted_gaussian": (2, "gaussian", "weighted Gaussian set union (Gopi et al. 2020, B.2)"),
+#: The one-round mechanisms → (norm of a person's contribution or None for counts, noise).
+#: Which mechanisms run on Spark at all is declared with each one (:mod:`mechanisms.registry`).
+_WEIGHTING: dict[str, tuple[int | None, Noise]] = {
+    "count_laplace": (None, "laplace"),
+    "count_gaussian": (None, "gaussian"),
+    "weighted_laplace": (1, "laplace"),
+    "weighted_gaussian": (2, "gaussian"),
 }
-#: Further mechanisms: multi-round (DP-SIPS, basic weighting) and adaptive weighting (MAD).
-EXTRA = ("dp_sips", "max_adaptive_degree")
 #: Mechanisms whose weighting is a sequential pass over the persons.
 SEQUENTIAL = ("policy_laplace", "policy_gaussian", "greedy_policy")
 
@@ -72,7 +73,7 @@ def release_keys(rng: RNGLike) -> tuple[np.uint64, bytes]:
 
 def _scale_threshold(mechanism: str, eps: float, dlt: float, delta0: int) -> tuple[float, float]:
     """Noise scale and ρ exactly as the local mechanisms (mechanisms/set_union/weighted.py)."""
-    norm, noise, _ = MECHANISMS[mechanism]
+    norm, noise = _WEIGHTING[mechanism]
     if norm is None and noise == "laplace":  # ℓ1-sensitivity Δ0 (Gopi Thm A.1)
         scale = delta0 / eps
         return scale, thresholds.laplace_threshold(scale, dlt, delta0, novel_weight="unit")
@@ -92,10 +93,10 @@ def _check_mechanism(mechanism: str) -> None:
             "before them) and cannot run on Spark; use weighted_gaussian or weighted_laplace, or "
             "collect the graph with dpcount.spark.read_pairs and run it locally"
         )
-    if mechanism not in MECHANISMS and mechanism not in EXTRA:
+    available = names(family="set_union", engine="spark")
+    if mechanism not in available:
         raise InvalidParameterError(
-            f"mechanism {mechanism!r} is not available on Spark; choose one of "
-            f"{[*MECHANISMS, *EXTRA]}"
+            f"mechanism {mechanism!r} is not available on Spark; choose one of {list(available)}"
         )
 
 
@@ -111,7 +112,7 @@ def weights_frame(pairs: Any, mechanism: str, max_items: int, key: int) -> Any:
     """
     from pyspark.sql import functions as F
 
-    norm = MECHANISMS[mechanism][0]
+    norm = _WEIGHTING[mechanism][0]
     if norm is None:
         unit, scale = F.lit(1), 1.0
     else:
@@ -149,8 +150,9 @@ def set_union(
     epsilon, delta, max_items
         ε, δ and Δ0, as in the local mechanisms.
     mechanism
-        One of :data:`MECHANISMS` or :data:`EXTRA` (``dp_sips`` with basic weighting,
-        ``max_adaptive_degree``); the sequential policies are refused.
+        A set-union mechanism declared for the ``"spark"`` engine (the count and weighted ones,
+        ``dp_sips`` with basic weighting, ``max_adaptive_degree``); the sequential policies
+        are refused.
     rng
         ``None``: fresh secret keys for sampling and noise (the private default).  A seed
         reproduces a release, for research only.
@@ -206,7 +208,7 @@ def set_union(
             weight_vector = np.zeros(labels.size)
             weight_vector[np.searchsorted(labels, as_numpy(table, "i"))] = as_numpy(table, "w")
     else:  # one round whose weights cover every item: labels, choices and weights in one job
-        _, noise, _ = MECHANISMS[mechanism]
+        _, noise = _WEIGHTING[mechanism]
         scale, rho = _scale_threshold(mechanism, eps, dlt, delta0)
         sampling_key, noise_key = release_keys(rng)
         pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
@@ -234,7 +236,9 @@ def set_union(
         cutoff=cutoff,
         parameters=parameters,
         # The same loss as the local mechanism (from the parameters alone).
-        privacy_loss=set_union_loss(mechanism, eps, dlt, rounds=len(rounds) or 1),
+        privacy_loss=privacy_loss_of(
+            mechanism, epsilon=eps, delta=dlt, **({"rounds": len(rounds)} if rounds else {})
+        ),
         rounds=rounds,
         weights=weight_vector,
     )

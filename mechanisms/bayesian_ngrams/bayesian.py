@@ -56,6 +56,7 @@ from mechanisms.bayesian_ngrams.sensitivity import (
     claim1_bound,
     clip_weights,
 )
+from mechanisms.declaration import register
 from mechanisms.noise import warn_unsafe
 
 __all__ = [
@@ -185,6 +186,7 @@ def bayesian_dp_loss(
     )
 
 
+@register(family="ngrams", loss=bayesian_dp_loss, inputs=("public_counts",), nominal=True)
 def bayesian_dp(
     graph: PersonItemGraph,
     public_counts: PublicCounts,

@@ -39,6 +39,7 @@ from mechanisms.bayesian_ngrams._data import (
     public_vocabulary,
 )
 from mechanisms.bayesian_ngrams.result import LOCAL_SENSITIVITY, WORST_CASE, LaplaceNgramResult
+from mechanisms.declaration import register
 from mechanisms.noise import warn_unsafe
 
 __all__ = [
@@ -108,6 +109,14 @@ def laplace_ngrams_public_loss(epsilon: float) -> PrivacyLoss:
     )
 
 
+# In a session, data that share nothing with the vocabulary release zero counts: whether they
+# overlap is private.
+@register(
+    family="ngrams",
+    loss=laplace_ngrams_loss,
+    inputs=("public_counts",),
+    session={"require_overlap": False},
+)
 def laplace_ngrams(
     graph: PersonItemGraph,
     public_counts: PublicCounts,
@@ -182,6 +191,7 @@ def laplace_ngrams(
     )
 
 
+@register(family="ngrams", loss=laplace_ngrams_public_loss, inputs=("public_counts",), nominal=True)
 def laplace_ngrams_public(
     graph: PersonItemGraph,
     public_counts: PublicCounts,

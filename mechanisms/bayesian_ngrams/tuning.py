@@ -62,6 +62,7 @@ from mechanisms.bayesian_ngrams.bayesian import (
 )
 from mechanisms.bayesian_ngrams.result import LOCAL_SENSITIVITY, BayesianDPResult, TuningReport
 from mechanisms.bayesian_ngrams.sensitivity import centered_log, clip_weights
+from mechanisms.declaration import register
 from mechanisms.noise import warn_unsafe
 
 __all__ = [
@@ -254,6 +255,7 @@ def end_to_end_dp_loss(
     )
 
 
+@register(family="ngrams", loss=end_to_end_dp_loss, inputs=("public_counts",), nominal=True)
 def end_to_end_dp(
     graph: PersonItemGraph,
     public_counts: PublicCounts,

@@ -51,20 +51,7 @@ from mechanisms.set_union.weighted import (
     weighted_laplace,
 )
 
-#: The private set-union mechanisms, in the order of the table above.
-MECHANISMS = (
-    count_laplace,
-    count_gaussian,
-    weighted_laplace,
-    weighted_gaussian,
-    policy_laplace,
-    policy_gaussian,
-    max_adaptive_degree,
-    dp_sips,
-)
-
 __all__ = [
-    "MECHANISMS",
     "SetUnionResult",
     "SetUnionRound",
     "balle_wang_delta",

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Literal
 
 import numpy as np
@@ -18,7 +19,6 @@ import numpy as np
 from dpcount._rng import RNGLike, spawn
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import (
-    check_choice,
     check_delta,
     check_epsilon,
     check_graph,
@@ -52,45 +52,47 @@ def check_common(
     return checked
 
 
-#: What each private mechanism's (ε, δ) rests on, for its privacy loss.
-_GUARANTEES = {
-    "count_laplace": "count Laplace set union (Gopi et al. 2020, A.1)",
-    "count_gaussian": "count Gaussian set union (Gopi et al. 2020, A.2)",
-    "weighted_laplace": "weighted Laplace set union (Gopi et al. 2020, B.1)",
-    "weighted_gaussian": "weighted Gaussian set union (Gopi et al. 2020, B.2)",
-    "policy_laplace": "Policy Laplace set union (Gopi et al. 2020, Thm 4.1)",
-    "policy_gaussian": "Policy Gaussian set union (Gopi et al. 2020, Thm 5.1)",
-    "max_adaptive_degree": "adaptive-weighting set union (MAD-style, dpcount derivation)",
-    "dp_sips": "DP-SIPS set union, {rounds} rounds ({weighting} weighting), Gaussian-DP "
-    "composition + novel-item union bound",
-}
+def set_union_loss(guarantee: str, noise: Noise, epsilon: float, delta: float) -> PrivacyLoss:
+    """The (ε, δ) of a weight-and-threshold mechanism from its parameters alone (no data).
 
-
-def set_union_loss(
-    mechanism: str,
-    epsilon: float,
-    delta: float,
-    *,
-    rounds: int = 3,
-    weighting: str = "basic",
-) -> PrivacyLoss:
-    """The (ε, δ) of a set-union mechanism from its parameters alone (no data).
+    ``guarantee`` names the theorem the (ε, δ) rests on; each mechanism's module states it in
+    its own loss function (e.g. :func:`~mechanisms.set_union.weighted.weighted_gaussian_loss`).
 
     Examples
     --------
-    >>> set_union_loss("weighted_gaussian", 1.0, 1e-6)
+    >>> set_union_loss("weighted Gaussian set union (Gopi et al. 2020, B.2)", "gaussian", 1.0, 1e-6)
     PrivacyLoss(epsilon=1, delta=1e-06, 'weighted Gaussian set union (Gopi et al. 2020, B.2)')
     """
-    check_choice(mechanism, "mechanism", tuple(_GUARANTEES))
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
-    if mechanism == "dp_sips":
-        rounds = check_positive_int(rounds, "rounds")
-        check_choice(weighting, "weighting", ("basic", "mad"))
-    text = _GUARANTEES[mechanism].format(rounds=rounds, weighting=weighting)
-    return PrivacyLoss(eps, dlt, text, zcdp=_zcdp(mechanism, eps, dlt))
+    return PrivacyLoss(eps, dlt, guarantee, zcdp=_zcdp(noise, eps, dlt))
 
 
-def _zcdp(mechanism: str, eps: float, dlt: float) -> tuple[float, float]:
+def threshold_loss(
+    name: str, guarantee: str, noise: Noise
+) -> Callable[[float, float], PrivacyLoss]:
+    """The privacy map of the one-round mechanism ``name``: :func:`set_union_loss` of the
+    theorem it rests on (named in ``guarantee``) and its noise.
+
+    Examples
+    --------
+    >>> loss = threshold_loss("toy", "toy set union (a theorem)", "laplace")
+    >>> loss.__name__, loss(1.0, 1e-6).description
+    ('toy_loss', 'toy set union (a theorem)')
+    """
+
+    def loss(epsilon: float, delta: float) -> PrivacyLoss:
+        return set_union_loss(guarantee, noise, epsilon, delta)
+
+    loss.__name__ = loss.__qualname__ = f"{name}_loss"
+    loss.__doc__ = f"The (ε, δ) of :func:`{name}` from its parameters alone: {guarantee}."
+    return loss
+
+
+#: What a session fixes for every set-union mechanism: no raw (non-private) weights.
+NO_WEIGHTS = MappingProxyType({"return_weights": False})
+
+
+def _zcdp(noise: Noise, eps: float, dlt: float) -> tuple[float, float]:
     """(ρ, δ₀): the noise is ρ-zCDP on the items both neighbours hold, the threshold adds δ₀.
 
     Laplace mechanisms: pure ε-DP noise, ρ = ε²/2 (Bun & Steinke 2016, Prop. 1.4), and all of
@@ -98,7 +100,7 @@ def _zcdp(mechanism: str, eps: float, dlt: float) -> tuple[float, float]:
     Balle–Wang σ for (ε, δ/2) at sensitivity 1 (count: √Δ0 on both sides), so ρ = 1/(2σ²)
     (ibid. Prop. 1.6; DP-SIPS: μ = 1/σ over all rounds), and δ/2 bounds the novel items.
     """
-    if mechanism.endswith("laplace"):
+    if noise == "laplace":
         return (eps**2 / 2, dlt)
     sigma = thresholds.gaussian_sigma(eps, dlt / 2)
     return (1 / (2 * sigma**2), dlt / 2)

@@ -30,12 +30,14 @@ import numpy as np
 from dpcount._rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_nonnegative, check_positive_int
+from mechanisms.declaration import register
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
 from mechanisms.set_union._release import (
+    NO_WEIGHTS,
     check_common,
-    set_union_loss,
     single_round_result,
+    threshold_loss,
 )
 from mechanisms.set_union.result import SetUnionResult
 
@@ -124,6 +126,19 @@ def mad_weights(sets: CappedSets, d_max: int, tau: float) -> np.ndarray:
     return truncated + np.bincount(sets.indices, weights=per_pair, minlength=sets.n_items)
 
 
+max_adaptive_degree_loss = threshold_loss(
+    "max_adaptive_degree",
+    "adaptive-weighting set union (MAD-style, dpcount derivation)",
+    "gaussian",
+)
+
+
+@register(
+    family="set_union",
+    loss=max_adaptive_degree_loss,
+    engines=("local", "spark"),
+    session=NO_WEIGHTS,
+)
 def max_adaptive_degree(
     graph: PersonItemGraph,
     epsilon: float,
@@ -211,6 +226,6 @@ def max_adaptive_degree(
         threshold=rho,
         cutoff=tau,
         parameters={"d_max": dm, "tau_offset": beta},
-        privacy_loss=set_union_loss("max_adaptive_degree", eps, dlt),
+        privacy_loss=max_adaptive_degree_loss(eps, dlt),
         return_weights=return_weights,
     )

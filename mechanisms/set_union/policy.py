@@ -30,13 +30,15 @@ from dpcount._jit import SMALL_PAIRS, Kernel, kernel
 from dpcount._rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_nonnegative
+from mechanisms.declaration import register
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, keyed_hash_order, random_order
 from mechanisms.set_union._release import (
+    NO_WEIGHTS,
     Streams,
     check_common,
-    set_union_loss,
     single_round_result,
+    threshold_loss,
 )
 from mechanisms.set_union.result import SetUnionResult
 
@@ -203,6 +205,12 @@ _l1_weigh = _ordered(_l1_descent)
 _l2_weigh = _ordered(_l2_descent)
 
 
+policy_laplace_loss = threshold_loss(
+    "policy_laplace", "Policy Laplace set union (Gopi et al. 2020, Thm 4.1)", "laplace"
+)
+
+
+@register(family="set_union", loss=policy_laplace_loss, engines=("local",), session=NO_WEIGHTS)
 def policy_laplace(
     graph: PersonItemGraph,
     epsilon: float,
@@ -281,11 +289,17 @@ def policy_laplace(
         threshold=rho,
         cutoff=cutoff,
         parameters={"alpha": a, "user_order": user_order},
-        privacy_loss=set_union_loss("policy_laplace", eps, dlt),
+        privacy_loss=policy_laplace_loss(eps, dlt),
         return_weights=return_weights,
     )
 
 
+policy_gaussian_loss = threshold_loss(
+    "policy_gaussian", "Policy Gaussian set union (Gopi et al. 2020, Thm 5.1)", "gaussian"
+)
+
+
+@register(family="set_union", loss=policy_gaussian_loss, engines=("local",), session=NO_WEIGHTS)
 def policy_gaussian(
     graph: PersonItemGraph,
     epsilon: float,
@@ -361,6 +375,6 @@ def policy_gaussian(
         threshold=rho,
         cutoff=cutoff,
         parameters={"alpha": a, "user_order": user_order},
-        privacy_loss=set_union_loss("policy_gaussian", eps, dlt),
+        privacy_loss=policy_gaussian_loss(eps, dlt),
         return_weights=return_weights,
     )

@@ -22,9 +22,12 @@ import numpy as np
 from dpcount._rng import RNGLike, spawn
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_epsilon, check_nonnegative, check_positive_int
+from mechanisms.accounting import PrivacyLoss
+from mechanisms.declaration import register
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import SAMPLINGS, CappedSets, remove_items, sample_contributions
 from mechanisms.set_union._release import (
+    NO_WEIGHTS,
     build_result,
     check_common,
     release,
@@ -37,6 +40,8 @@ from mechanisms.set_union.weighted import basic_weights
 
 __all__ = ["dp_sips", "round_shares"]
 
+#: The weightings of a round: weighted Gaussian (Gopi Alg. 8) or the adaptive one (MAD).
+WEIGHTINGS = ("basic", "mad")
 #: Most rounds dp_sips runs (each is a full pass over the data; the paper uses R ≤ 10).
 MAX_ROUNDS = 1000
 
@@ -57,6 +62,24 @@ def round_shares(rounds: int, ratio: float) -> np.ndarray:
     return raw / raw.sum()
 
 
+def dp_sips_loss(
+    epsilon: float, delta: float, *, rounds: int = 3, weighting: str = "basic"
+) -> PrivacyLoss:
+    """The (ε, δ) of :func:`dp_sips` from its parameters alone.
+
+    Swanberg et al. 2023, with the
+    Gaussian-DP composition of the rounds and a union bound over novel items.
+    """
+    r = check_positive_int(rounds, "rounds", maximum=MAX_ROUNDS)
+    check_choice(weighting, "weighting", WEIGHTINGS)
+    text = (
+        f"DP-SIPS set union, {r} rounds ({weighting} weighting), Gaussian-DP composition + "
+        "novel-item union bound"
+    )
+    return set_union_loss(text, "gaussian", epsilon, delta)
+
+
+@register(family="set_union", loss=dp_sips_loss, engines=("local", "spark"), session=NO_WEIGHTS)
 def dp_sips(
     graph: PersonItemGraph,
     epsilon: float,
@@ -138,7 +161,7 @@ def dp_sips(
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     shares = round_shares(rounds, ratio)
-    kind = check_choice(weighting, "weighting", ("basic", "mad"))
+    kind = check_choice(weighting, "weighting", WEIGHTINGS)
     check_choice(sampling, "sampling", SAMPLINGS)
     dm = delta0 if d_max is None else check_positive_int(d_max, "d_max", maximum=delta0)
     beta = check_nonnegative(tau_offset, "tau_offset")
@@ -194,7 +217,7 @@ def dp_sips(
             "weighting": kind,
             **({"d_max": dm, "tau_offset": beta} if kind == "mad" else {}),
         },
-        privacy_loss=set_union_loss("dp_sips", eps, dlt, rounds=shares.size, weighting=kind),
+        privacy_loss=dp_sips_loss(eps, dlt, rounds=shares.size, weighting=kind),
         rounds=tuple(round_info),
         weights=np.vstack(round_weights) if return_weights else None,
     )

@@ -27,9 +27,15 @@ import numpy as np
 from dpcount._jit import SMALL_PAIRS, kernel
 from dpcount._rng import RNGLike
 from dpcount.graph import PersonItemGraph
+from mechanisms.declaration import register
 from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
-from mechanisms.set_union._release import check_common, set_union_loss, single_round_result
+from mechanisms.set_union._release import (
+    NO_WEIGHTS,
+    check_common,
+    single_round_result,
+    threshold_loss,
+)
 from mechanisms.set_union.result import SetUnionResult
 
 __all__ = [
@@ -124,6 +130,14 @@ def _unit_sums(
     return sums
 
 
+count_laplace_loss = threshold_loss(
+    "count_laplace", "count Laplace set union (Gopi et al. 2020, A.1)", "laplace"
+)
+
+
+@register(
+    family="set_union", loss=count_laplace_loss, engines=("local", "spark"), session=NO_WEIGHTS
+)
 def count_laplace(
     graph: PersonItemGraph,
     epsilon: float,
@@ -193,11 +207,19 @@ def count_laplace(
         noise="laplace",
         scale=scale,
         threshold=rho,
-        privacy_loss=set_union_loss("count_laplace", eps, dlt),
+        privacy_loss=count_laplace_loss(eps, dlt),
         return_weights=return_weights,
     )
 
 
+count_gaussian_loss = threshold_loss(
+    "count_gaussian", "count Gaussian set union (Gopi et al. 2020, A.2)", "gaussian"
+)
+
+
+@register(
+    family="set_union", loss=count_gaussian_loss, engines=("local", "spark"), session=NO_WEIGHTS
+)
 def count_gaussian(
     graph: PersonItemGraph,
     epsilon: float,
@@ -260,11 +282,19 @@ def count_gaussian(
         noise="gaussian",
         scale=sigma,
         threshold=rho,
-        privacy_loss=set_union_loss("count_gaussian", eps, dlt),
+        privacy_loss=count_gaussian_loss(eps, dlt),
         return_weights=return_weights,
     )
 
 
+weighted_laplace_loss = threshold_loss(
+    "weighted_laplace", "weighted Laplace set union (Gopi et al. 2020, B.1)", "laplace"
+)
+
+
+@register(
+    family="set_union", loss=weighted_laplace_loss, engines=("local", "spark"), session=NO_WEIGHTS
+)
 def weighted_laplace(
     graph: PersonItemGraph,
     epsilon: float,
@@ -326,11 +356,19 @@ def weighted_laplace(
         noise="laplace",
         scale=scale,
         threshold=rho,
-        privacy_loss=set_union_loss("weighted_laplace", eps, dlt),
+        privacy_loss=weighted_laplace_loss(eps, dlt),
         return_weights=return_weights,
     )
 
 
+weighted_gaussian_loss = threshold_loss(
+    "weighted_gaussian", "weighted Gaussian set union (Gopi et al. 2020, B.2)", "gaussian"
+)
+
+
+@register(
+    family="set_union", loss=weighted_gaussian_loss, engines=("local", "spark"), session=NO_WEIGHTS
+)
 def weighted_gaussian(
     graph: PersonItemGraph,
     epsilon: float,
@@ -394,6 +432,6 @@ def weighted_gaussian(
         noise="gaussian",
         scale=sigma,
         threshold=rho,
-        privacy_loss=set_union_loss("weighted_gaussian", eps, dlt),
+        privacy_loss=weighted_gaussian_loss(eps, dlt),
         return_weights=return_weights,
     )

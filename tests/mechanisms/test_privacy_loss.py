@@ -9,14 +9,17 @@ from typing import Any
 import pytest
 
 import mechanisms
-from dpcount import PersonItemGraph
+from dpcount import GroupedGraph, PersonItemGraph
 from dpcount.errors import InvalidParameterError
-from mechanisms.privacy_loss import MECHANISMS, privacy_loss_of
-from mechanisms.set_union import MECHANISMS as SET_UNION
+from mechanisms import registry
+from mechanisms.privacy_loss import privacy_loss_of
 
-SET_UNION_NAMES = [f.__name__ for f in SET_UNION]
+SET_UNION_NAMES = registry.names(family="set_union")
 
 GRAPH = PersonItemGraph.from_sets({f"p{i:03d}": {i % 30, (i + 3) % 30, 77} for i in range(90)})
+GROUPED = GroupedGraph.from_triples(
+    [f"p{i % 40}" for i in range(120)], [f"g{i % 3}" for i in range(120)], list(range(120))
+)
 NGRAMS = PersonItemGraph.from_sets({f"u{k:03d}": {"a b": 2, "b c": 1} for k in range(150)})
 PUBLIC = {"a b": 4, "b c": 2, "c d": 1}
 
@@ -74,16 +77,25 @@ CALLS: dict[str, tuple[tuple[Any, ...], list[dict[str, Any]]]] = {
         (NGRAMS, PUBLIC),
         [{"epsilon_tune": 0.2, "epsilon_release": 0.5, "delta": 1e-6, "max_count": 2}],
     ),
+    "grouped_distinct_count": (
+        (GROUPED,),
+        [
+            {"epsilon": 1.0, "max_groups": 2, "groups": ["g0", "g2", "zz"]},
+            {"epsilon": 0.3, "max_groups": 1, "groups": ["g1"], "counting": "greedy"},
+            {"epsilon": 1.0, "max_groups": 2, "delta": 1e-6},
+            {"epsilon": 2.0, "max_groups": 3, "delta": 1e-7, "selection_share": 0.25},
+        ],
+    ),
 }
 
 
 def test_every_mechanism_is_covered() -> None:
-    assert set(CALLS) == set(MECHANISMS)
+    assert set(CALLS) == set(registry.names())
 
 
-@pytest.mark.parametrize("name", MECHANISMS)
+@pytest.mark.parametrize("name", registry.names())
 def test_stated_loss_equals_the_results(name: str) -> None:
-    function, _ = MECHANISMS[name]
+    function = registry.get(name).function
     data, choices = CALLS[name]
     for params in choices:
         stated = privacy_loss_of(function, **params)

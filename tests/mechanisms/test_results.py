@@ -17,7 +17,7 @@ import pytest
 import mechanisms
 from dpcount import PersonItemGraph
 from dpcount.errors import BudgetExceededError, UnsafeNoiseWarning
-from mechanisms import set_union
+from mechanisms import registry, set_union
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms._result import Release, seeded_copy
 from mechanisms.accounting import PrivacyAccountant, PrivacyLoss
@@ -34,7 +34,7 @@ NGRAMS = PersonItemGraph.from_sets(
 )
 PUBLIC = {"a b": 10, "b c": 5, "x0": 1, "x1": 1, "zz": 2}
 
-SET_UNION = [f.__name__ for f in set_union.MECHANISMS]
+SET_UNION = registry.names(family="set_union")
 
 #: name → (call with rng, expected is_private, expected secure)
 CASES: dict[str, tuple[Callable[[int], Release], bool, bool]] = {

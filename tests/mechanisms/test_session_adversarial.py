@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import sys
 import threading
 import warnings
@@ -20,10 +22,10 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-import mechanisms.session as session_module
-from dpcount import PersonItemGraph
+from dpcount import GroupedGraph, PersonItemGraph
 from dpcount.errors import BudgetExceededError
-from mechanisms import Session
+from mechanisms import Session, registry
+from mechanisms.session import offered
 
 GRAPH = PersonItemGraph.from_sets({f"p{i:03d}": {i % 30, (i + 3) % 30, 99} for i in range(60)})
 
@@ -55,15 +57,18 @@ def test_concurrent_releases_never_overspend_nor_share_a_stream(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     streams: list[tuple[Any, ...]] = []
-    real = session_module.r2t
+    declared = registry.get("r2t")
 
+    @functools.wraps(declared.function)
     def spy(graph: PersonItemGraph, *args: Any, rng: Any, **kwargs: Any) -> Any:
         if graph.n_pairs:  # the release itself, not the check on empty data
             seq = rng.bit_generator.seed_seq
             streams.append((seq.entropy, seq.spawn_key))
-        return real(graph, *args, rng=rng, **kwargs)
+        return declared.function(graph, *args, rng=rng, **kwargs)
 
-    monkeypatch.setattr(session_module, "r2t", spy)
+    spied = dataclasses.replace(declared, function=spy)
+    real_get = registry.get
+    monkeypatch.setattr(registry, "get", lambda n: spied if n == "r2t" else real_get(n))
     old = sys.getswitchinterval()
     sys.setswitchinterval(1e-6)  # switch threads as often as the interpreter allows
     try:
@@ -135,6 +140,14 @@ CASES: dict[str, list[Call]] = {
         )
         for name in SET_UNION
     },
+    "grouped_distinct_count": _cases(
+        (0.5,),
+        {"max_groups": 1, "groups": ["g1", "g2", "zz"], "ell_max": 4},
+        ("private keys", (0.5,), {"max_groups": 1, "delta": 1e-7, "ell_max": 4}),
+        ("keys of another type", (0.5,), {"max_groups": 1, "groups": [7, None]}),
+        ("no delta for private keys", (0.5,), {"max_groups": 1}),
+        ("bad max_groups", (0.5,), {"max_groups": 0, "groups": ["g1"]}),
+    ),
 }
 
 
@@ -148,8 +161,15 @@ def _graph(sets: dict[str, dict[str, int]], counts: bool) -> PersonItemGraph:
     return PersonItemGraph.from_sets({p: set(held) for p, held in sets.items()})
 
 
-def _outcome(graph: PersonItemGraph, method: str, args: tuple, kwargs: dict) -> tuple[Any, ...]:
-    session = Session(graph, epsilon=1.0, delta=1e-6)
+def _grouped(sets: dict[str, dict[str, int]]) -> GroupedGraph:
+    """The same persons' items in two groups (items a–c in g1, the others in g2)."""
+    rows = [(p, "g1" if i in "abc" else "g2", i) for p, held in sets.items() for i in held]
+    persons, groups, items = (np.array([r[k] for r in rows], dtype=object) for k in range(3))
+    return GroupedGraph.from_triples(persons, groups, items)
+
+
+def _outcome(data: Any, method: str, args: tuple, kwargs: dict) -> tuple[Any, ...]:
+    session = Session(data, epsilon=1.0, delta=1e-6)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
@@ -178,12 +198,14 @@ MANY = {f"m{k:02d}": {"a": 1, "x": 1} for k in range(20)}  # 20 persons: the exa
 def test_every_method_behaves_the_same_on_neighbours(
     persons: dict[str, dict[str, int]], added: dict[str, int], counts: bool
 ) -> None:
-    small = _graph(persons, counts)
-    large = _graph({**persons, "new person": added}, counts)
+    more = {**persons, "new person": added}
+    small = {"graph": _graph(persons, counts), "grouped": _grouped(persons)}
+    large = {"graph": _graph(more, counts), "grouped": _grouped(more)}
     for method, calls in CASES.items():
+        kind = registry.get(method).dataset
         for label, args, kwargs in calls:
-            a = _outcome(small, method, args, kwargs)
-            b = _outcome(large, method, args, kwargs)
+            a = _outcome(small[kind], method, args, kwargs)
+            b = _outcome(large[kind], method, args, kwargs)
             assert a == b, (method, label, a, b)
 
 
@@ -193,4 +215,4 @@ def test_cases_cover_every_session_method() -> None:
         for name in dir(Session)
         if not name.startswith("_") and callable(getattr(Session, name))
     }
-    assert set(CASES) == methods - {"can_afford"}
+    assert set(CASES) == set(offered()) == methods - {"can_afford", "release"}
