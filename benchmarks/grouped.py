@@ -33,8 +33,8 @@ import matching
 from benchmarks._common import RESULTS, best_time, machine, markdown_table
 from dpcount.datasets._synthetic import reddit_like
 from dpcount.datasets._tpch import tpch_tables
-from dpcount.grouped import GroupedGraph
-from dpcount.triples import read_triples
+from dpcount.graph import GroupedGraph
+from dpcount.io import read_triples
 from matching.grouped import grouped_curves
 from mechanisms.grouped_distinct_count import grouped_distinct_count
 

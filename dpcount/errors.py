@@ -19,6 +19,7 @@ __all__ = [
     "BudgetExceededError",
     "DPCountError",
     "DataError",
+    "DroppedRowsWarning",
     "InvalidParameterError",
     "PrivacyLeakWarning",
     "ReleaseFailedError",
@@ -78,3 +79,7 @@ class UnsafeNoiseWarning(UserWarning):
 
 class PrivacyLeakWarning(UserWarning):
     """A parameter was taken from the data, so the output is not differentially private."""
+
+
+class DroppedRowsWarning(UserWarning):
+    """Rows with null or empty ids were dropped because ``drop_nulls=True`` was passed."""

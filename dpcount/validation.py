@@ -18,12 +18,11 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from dpcount.errors import InvalidParameterError
-
-if TYPE_CHECKING:
-    from dpcount.graph import PersonItemGraph
+from dpcount.graph.assembly import MAX_ITEMS
+from dpcount.graph.person_item import PersonItemGraph
 
 __all__ = [
     "MAX_ELL",
@@ -41,8 +40,6 @@ __all__ = [
     "check_real_in",
 ]
 
-#: The most items (and persons) a graph holds: their ids are int32.
-MAX_ITEMS = 2**31 - 1
 #: The largest ℓ (and ℓ_max) accepted anywhere.  No person holds more than ``MAX_ITEMS`` items,
 #: so DC(D;ℓ) is the same for every larger ℓ.
 MAX_ELL = MAX_ITEMS
@@ -65,8 +62,6 @@ def check_graph(graph: Any, name: str = "graph") -> PersonItemGraph:
     dpcount.errors.InvalidParameterError: graph must be a dpcount.PersonItemGraph, got list; \
 build one with PersonItemGraph.from_pairs / from_sets / from_dataframe
     """
-    from dpcount.graph import PersonItemGraph  # graph.py imports this module
-
     if not isinstance(graph, PersonItemGraph):
         raise InvalidParameterError(
             f"{name} must be a dpcount.PersonItemGraph, got {type(graph).__name__}; build one "

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from dpcount._jit import SMALL_PAIRS, Kernel
+from dpcount.common.jit import SMALL_PAIRS, Kernel
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import MAX_ELL, check_positive_int
 
@@ -37,7 +37,7 @@ __all__ = [
 # so every method rejects ℓ above dpcount.validation.MAX_ELL alike.  No person holds 2³¹ items,
 # so nothing real is lost.
 
-# Graphs with fewer pairs run the compiled kernels' code interpreted (dpcount._jit): ≤ 0.1 s
+# Graphs with fewer pairs run the compiled kernels' code interpreted (dpcount.common.jit): ≤ 0.1 s
 # here, where compiling the incremental kernel takes ~3 s once.
 SMALL_GRAPH_PAIRS = SMALL_PAIRS
 

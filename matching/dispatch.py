@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcount._rng import RNGLike
+from dpcount.common.rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_graph
 from matching._common import Solver, check_ell

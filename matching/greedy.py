@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcount._jit import kernel
+from dpcount.common.jit import kernel
 from dpcount.graph import PersonItemGraph
 from matching._common import SMALL_GRAPH_PAIRS, Solver, check_ell, fill_curve, run_curve_kernel
 

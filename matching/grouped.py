@@ -1,4 +1,4 @@
-"""DC_g(D;ℓ) curves of every group of a :class:`~dpcount.grouped.GroupedGraph` in one pass.
+"""DC_g(D;ℓ) curves of every group of a :class:`~dpcount.graph.GroupedGraph` in one pass.
 
 Group ``g``'s rows form a CSR block of the grouped graph (its persons × the shared item ids).
 The solvers need item ids ``0..m_g−1``, so the items of each group are renumbered in their label
@@ -7,12 +7,12 @@ order, docs/algorithms.md §2).  The exact and greedy curves then run the compil
 :mod:`matching.incremental` and :mod:`matching.greedy` group after group inside one compiled
 loop, so a thousand small groups cost no per-group Python overhead.  The sampling baseline is
 vectorised over all groups at once: each person ranks its items of a group by the keyed hash of
-:func:`dpcount._hashing.keyed_pair_ranks`, and item (g, j) counts for every ℓ above the
+:func:`dpcount.common.hashing.keyed_pair_ranks`, and item (g, j) counts for every ℓ above the
 smallest rank a holder in g gives it.
 
 Examples
 --------
->>> from dpcount.grouped import GroupedGraph
+>>> from dpcount.graph import GroupedGraph
 >>> g = GroupedGraph.from_triples(["a", "a", "a", "b", "c", "a"], ["x"] * 5 + ["y"],
 ...                               [1, 2, 3, 1, 1, 9])
 >>> grouped_curves(g, 4).tolist()
@@ -23,10 +23,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcount._hashing import keyed_pair_ranks
-from dpcount._jit import SMALL_PAIRS, kernel
-from dpcount._rng import RNGLike, draw_key
-from dpcount.grouped import GroupedGraph
+from dpcount.common.hashing import keyed_pair_ranks
+from dpcount.common.jit import SMALL_PAIRS, kernel
+from dpcount.common.rng import RNGLike, draw_key
+from dpcount.graph import GroupedGraph
 from dpcount.validation import check_choice
 from matching._common import check_ell
 from matching.greedy import _greedy_rounds
@@ -70,7 +70,7 @@ def _local_items(
 
 
 # Calls the curve kernels of matching.greedy / matching.incremental: numba's cache checks only
-# this file, so clear the cache after changing those (see dpcount._jit).
+# this file, so clear the cache after changing those (see dpcount.common.jit).
 @kernel(
     "(ro(int64[::1]), ro(int64[::1]), ro(int32[::1]), ro(int64[::1]), int64, boolean)",
     interpret_below=SMALL_PAIRS,
@@ -171,7 +171,7 @@ def grouped_curves(
 
     Examples
     --------
-    >>> from dpcount.grouped import GroupedGraph
+    >>> from dpcount.graph import GroupedGraph
     >>> g = GroupedGraph.from_triples([1, 1, 2], ["a", "a", "a"], [5, 6, 5])
     >>> grouped_curves(g, 2).tolist(), grouped_curves(g, 2, "greedy").tolist()
     ([[2, 2]], [[1, 2]])

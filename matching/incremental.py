@@ -43,7 +43,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcount._jit import kernel
+from dpcount.common.jit import kernel
 from dpcount.graph import PersonItemGraph
 from matching._common import (
     SMALL_GRAPH_PAIRS,

@@ -29,9 +29,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpcount._hashing import keyed_pair_ranks, label_keys
-from dpcount._jit import SMALL_PAIRS, kernel
-from dpcount._rng import RNGLike, draw_key
+from dpcount.common.hashing import keyed_pair_ranks, label_keys
+from dpcount.common.jit import SMALL_PAIRS, kernel
+from dpcount.common.rng import RNGLike, draw_key
 from dpcount.graph import PersonItemGraph
 from matching._common import Solver, check_ell, effective_ell, fill_curve
 

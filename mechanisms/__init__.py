@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from dpcount._lazy import lazy_attributes
+from dpcount.common.lazy import lazy_attributes
 from mechanisms.registry import registered_modules as _registered
 
 if TYPE_CHECKING:  # the names below, for type checkers (re-exported: `name as name`)

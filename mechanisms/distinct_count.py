@@ -52,7 +52,7 @@ import numpy as np
 import numpy.typing as npt
 
 import matching
-from dpcount._rng import RNGLike, spawn
+from dpcount.common.rng import RNGLike, spawn
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import (

@@ -36,8 +36,8 @@ from typing import Literal
 import numpy as np
 import numpy.typing as npt
 
-from dpcount._jit import kernel
-from dpcount._rng import RNGLike
+from dpcount.common.jit import kernel
+from dpcount.common.rng import RNGLike
 from dpcount.errors import InvalidParameterError
 from dpcount.validation import check_choice, check_epsilon, check_probability
 from mechanisms.selection import (

@@ -44,7 +44,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from dpcount._rng import RNGLike, as_generator
+from dpcount.common.rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError
 from mechanisms.gem import gem_threshold, shifted_normalized_scores
 from mechanisms.noise import bernoulli_exp, uniform_below

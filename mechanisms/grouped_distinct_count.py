@@ -4,7 +4,7 @@ The release runs in three steps (docs/grouped.md has the derivations):
 
 1. **Contribution bounding across groups.**  Every person keeps at most ``max_groups`` (k) of
    their groups: the k whose keyed XXH64 hash of (secret key, person label, group label)
-   is smallest (:meth:`dpcount.grouped.GroupedGraph.keep_groups`).  The choice reads only that
+   is smallest (:meth:`dpcount.graph.GroupedGraph.keep_groups`).  The choice reads only that
    person's own groups and the key, never another person, so the bounded data of neighbours are
    neighbours.
 2. **Group keys.**  Either public (``groups=``, no selection cost; keys absent from the data are
@@ -44,10 +44,9 @@ from typing import Any
 
 import numpy as np
 
-from dpcount._rng import RNGLike, spawn
+from dpcount.common.rng import RNGLike, spawn
 from dpcount.errors import DataError, InvalidParameterError
-from dpcount.graph import PersonItemGraph
-from dpcount.grouped import GroupedGraph
+from dpcount.graph import GroupedGraph, PersonItemGraph, graph_from_codes
 from dpcount.validation import (
     MAX_ELL,
     check_beta,
@@ -234,7 +233,7 @@ def _select_keys(
     """Weighted Gaussian set union (Gopi et al. Alg. 8) over person → kept groups, Δ0 = k."""
     from mechanisms.set_union import weighted_gaussian
 
-    person_groups = PersonItemGraph._from_codes(
+    person_groups = graph_from_codes(
         bounded.row_persons, bounded.row_groups(), bounded.person_labels, bounded.group_labels
     )
     released = weighted_gaussian(person_groups, epsilon, delta, max_items=k, rng=rng)
@@ -316,7 +315,7 @@ def grouped_distinct_count(
     Parameters
     ----------
     data
-        A :class:`~dpcount.grouped.GroupedGraph` (e.g. from :func:`dpcount.read_triples`),
+        A :class:`~dpcount.graph.GroupedGraph` (e.g. from :func:`dpcount.read_triples`),
         (person, group, item) rows, or a DataFrame of those three columns in that order.
     epsilon
         Total budget ε (selection of keys plus counts; module docstring).

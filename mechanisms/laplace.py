@@ -28,7 +28,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from dpcount._rng import RNGLike
+from dpcount.common.rng import RNGLike
 from dpcount.errors import InvalidParameterError
 from dpcount.validation import check_beta, check_choice, check_epsilon
 from mechanisms.noise import (

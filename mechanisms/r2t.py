@@ -48,7 +48,7 @@ from typing import ClassVar, Literal
 
 import numpy as np
 
-from dpcount._rng import RNGLike, spawn
+from dpcount.common.rng import RNGLike, spawn
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_beta, check_choice, check_epsilon, check_positive_int

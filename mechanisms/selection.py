@@ -43,7 +43,7 @@ from fractions import Fraction
 import numpy as np
 import numpy.typing as npt
 
-from dpcount._rng import RNGLike, as_generator
+from dpcount.common.rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError
 from dpcount.validation import check_epsilon
 from mechanisms.noise import bernoulli_exp, uniform_below

@@ -66,8 +66,7 @@ from dpcount.errors import (
     InvalidParameterError,
     ReleaseFailedError,
 )
-from dpcount.graph import PersonItemGraph
-from dpcount.grouped import GroupedGraph
+from dpcount.graph import GroupedGraph, PersonItemGraph
 from dpcount.validation import check_delta, check_epsilon
 from mechanisms import registry
 from mechanisms._result import Release, seeded_copy

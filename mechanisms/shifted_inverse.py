@@ -41,7 +41,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from dpcount._rng import RNGLike, as_generator
+from dpcount.common.rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_beta, check_choice, check_epsilon

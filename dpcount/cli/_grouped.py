@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcount.grouped import GroupedGraph
+from dpcount.graph import GroupedGraph
 from mechanisms.grouped_distinct_count import GroupedDistinctCountResult, grouped_distinct_count
 
 from ._common import (
@@ -148,7 +148,7 @@ def _group_column(args: argparse.Namespace) -> str:
 
 
 def _load(source: Source, group: str, show: bool) -> GroupedGraph:
-    from dpcount.triples import read_triples
+    from dpcount.io import read_triples
 
     with progress(f"reading {source.describe()}", enabled=show):
         return read_triples(**read_options(source), group=group)

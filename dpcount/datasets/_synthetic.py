@@ -22,7 +22,7 @@ from statistics import NormalDist
 import numpy as np
 
 from dpcount.errors import InvalidParameterError
-from dpcount.graph import PersonItemGraph
+from dpcount.graph import PersonItemGraph, graph_from_codes
 from dpcount.validation import MAX_ITEMS, check_positive_int
 
 __all__ = ["fashion_like", "reddit_like", "synthetic"]
@@ -189,7 +189,7 @@ def synthetic(
         fraction = _tail_fraction(degrees, degree_max, tail_share, tail_exponent)
         persons, ranks = _head_and_tail_draws(rng, degrees, fraction, head_cdf, tail_items)
     labels_of_rank = rng.permutation(n_items)
-    return PersonItemGraph._from_codes(
+    return graph_from_codes(
         persons,
         labels_of_rank[ranks],
         np.arange(n_persons, dtype=np.int64),

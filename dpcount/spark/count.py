@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcount._rng import RNGLike, draw_key, spawn
+from dpcount.common.rng import RNGLike, draw_key, spawn
 from dpcount.spark._frames import as_numpy, collect, explode_ranks, person_items
 from dpcount.spark.ingest import DRIVER_PAIR_LIMIT, prepare_pairs, read_pairs
 from mechanisms._defaults import DEFAULT_BETA

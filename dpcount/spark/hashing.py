@@ -2,7 +2,7 @@
 
 Two functions of labels only (never of codes, which depend on the rest of the data):
 
-* the **pair hash** of :mod:`dpcount._hashing` — XXH64 chained over the key and the two label
+* the **pair hash** of :mod:`dpcount.common.hashing` — XXH64 chained over the key and the two label
   keys, which is Spark's own ``xxhash64(key, xxhash64(person), xxhash64(item))`` — evaluated
   in the JVM (:func:`pair_hash`).  Each person ranks its items by it, read as a signed
   long: the nested per-person samples of the sampling curve (Knop & Steinke 2023, §4.2) and the
@@ -34,8 +34,8 @@ from typing import Any
 
 import numpy as np
 
-from dpcount._hashing import label_keys
-from dpcount._rng import RNGLike, spawn
+from dpcount.common.hashing import label_keys
+from dpcount.common.rng import RNGLike, spawn
 
 __all__ = [
     "as_long",
@@ -76,7 +76,8 @@ def native_label_key(kind: Any) -> Callable[[Any], Any] | None:
 
 
 def label_key_column(frame: Any, column: str) -> Any:
-    """The label key (:func:`dpcount._hashing.label_keys`) of ``frame[column]`` as a long column.
+    """The label key (:func:`dpcount.common.hashing.label_keys`) of ``frame[column]`` as a long
+    column.
 
     Natively where :func:`native_label_key` can; other types through an Arrow UDF running the
     local function, which hashes them by type name and ``repr``.
@@ -100,7 +101,7 @@ def label_key_column(frame: Any, column: str) -> Any:
 def pair_hash(key: int, person_key: Any, item_key: Any) -> Any:
     """The keyed pair hash from two label-key columns, a long column.
 
-    Equal, bit for bit, to the local hash that :func:`dpcount._hashing.keyed_pair_ranks`
+    Equal, bit for bit, to the local hash that :func:`dpcount.common.hashing.keyed_pair_ranks`
     ranks by: Spark's ``xxhash64`` chains its arguments through the seed exactly so.
     """
     from pyspark.sql import functions as F

@@ -14,7 +14,8 @@ from typing import Any
 import numpy as np
 
 from dpcount.errors import DataError, InvalidParameterError
-from dpcount.graph import PersonItemGraph, _as_label_array
+from dpcount.graph import PersonItemGraph, graph_from_codes
+from dpcount.graph.labels import as_label_array
 from dpcount.spark._frames import collect
 from dpcount.spark._session import active_session, require_pyspark
 
@@ -114,7 +115,7 @@ def prepare_pairs(
 
 def label_array(column: Any, what: str) -> np.ndarray:
     """Labels from a collected Arrow column, typed as the local reader types them."""
-    return _as_label_array(column.to_pylist(), what)
+    return as_label_array(column.to_pylist(), what)
 
 
 def sorted_labels(pairs: Any, column: str, what: str) -> np.ndarray:
@@ -200,4 +201,4 @@ def read_pairs(
     person_codes = table.column("pc").to_numpy().astype(np.int64)
     item_codes = table.column("ic").to_numpy().astype(np.int64)
     counts = table.column("c").to_numpy().astype(np.int64) if count is not None else None
-    return PersonItemGraph._from_codes(person_codes, item_codes, person_labels, item_labels, counts)
+    return graph_from_codes(person_codes, item_codes, person_labels, item_labels, counts)

@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcount._rng import RNGLike, draw_key, spawn
+from dpcount.common.rng import RNGLike, draw_key, spawn
 from dpcount.errors import InvalidParameterError
 from dpcount.spark._frames import as_numpy, collect, explode_ranks, person_items
 from dpcount.spark.adaptive import mad_weights_frame

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcount._rng import RNGLike, draw_key, spawn
+from dpcount.common.rng import RNGLike, draw_key, spawn
 from dpcount.spark.hashing import release_key
 from dpcount.spark.ingest import prepare_pairs
 from mechanisms.set_union import thresholds

@@ -209,7 +209,7 @@ def private_counts(
     if graph.counts is None:
         raise DataError(
             "the graph has no per-pair counts; build it with PersonItemGraph.from_pairs(..., "
-            "counts=...) or dpcount.text.ngram_graph so that it says how often each person "
+            "counts=...) or dpcount.ngram_graph so that it says how often each person "
             "used each n-gram"
         )
     if graph.n_persons == 0 and require_overlap:

@@ -30,7 +30,7 @@ from typing import Any, Literal
 import numpy as np
 from scipy.special import softmax
 
-from dpcount._rng import RNGLike, as_generator
+from dpcount.common.rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import (
@@ -206,7 +206,7 @@ def bayesian_dp(
     ----------
     graph
         Persons and the n-grams they used, **with counts** (``graph.counts``; see
-        :func:`dpcount.text.ngram_graph`).  N-grams outside the public vocabulary are dropped.
+        :func:`dpcount.ngram_graph`).  N-grams outside the public vocabulary are dropped.
     public_counts
         The public data: ``{n-gram: count}`` or ``(labels, counts)``, counts ≥ 0.  Its labels
         are the vocabulary 𝒱 of the output (same label type as the graph's items).

@@ -27,7 +27,7 @@ import warnings
 
 import numpy as np
 
-from dpcount._rng import RNGLike, as_generator
+from dpcount.common.rng import RNGLike, as_generator
 from dpcount.errors import DataError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_epsilon, check_positive_int

@@ -27,7 +27,7 @@ import numpy as np
 from scipy import integrate
 from scipy.special import log_softmax
 
-from dpcount._rng import RNGLike, as_generator, spawn
+from dpcount.common.rng import RNGLike, as_generator, spawn
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import (

@@ -2,7 +2,7 @@
 
 One row's draw is a short sequential loop (rejection sampling); across rows there is nothing
 to share, so the kernels loop over rows and run each row's sampler to the end.  Every sampler
-function below is written once and runs in two forms (see :mod:`dpcount._jit`):
+function below is written once and runs in two forms (see :mod:`dpcount.common.jit`):
 
 * **compiled** (numba, 64-bit integers): every intermediate integer is kept ≤ ``LIMIT = 2⁶²``
   by explicit checks; a row whose draw would need a larger integer stops and is reported
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcount._jit import Kernel, kernel
+from dpcount.common.jit import Kernel, kernel
 from mechanisms.noise.counter import PHILOX_M0, PHILOX_M1, ROUNDS, stream_bits
 
 __all__ = [

@@ -22,7 +22,7 @@ from fractions import Fraction
 
 import numpy as np
 
-from dpcount._rng import RNGLike, as_generator
+from dpcount.common.rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError
 
 __all__ = ["bernoulli_exp", "uniform_below"]

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcount._rng import RNGLike, as_generator
+from dpcount.common.rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError
 
 __all__ = [

@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from dpcount._rng import RNGLike
+from dpcount.common.rng import RNGLike
 from dpcount.errors import InvalidParameterError
 from mechanisms.noise import _kernels
 from mechanisms.noise.counter import NoiseKey, new_state, noise_key, round_keys

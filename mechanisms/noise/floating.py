@@ -16,7 +16,7 @@ from __future__ import annotations
 import warnings
 from typing import Literal
 
-from dpcount._rng import RNGLike, as_generator
+from dpcount.common.rng import RNGLike, as_generator
 from dpcount.errors import UnsafeNoiseWarning
 from dpcount.validation import check_positive
 

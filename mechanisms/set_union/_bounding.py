@@ -33,9 +33,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpcount._hashing import keyed_pair_ranks
-from dpcount._jit import SMALL_PAIRS, kernel
-from dpcount._rng import draw_key
+from dpcount.common.hashing import keyed_pair_ranks
+from dpcount.common.jit import SMALL_PAIRS, kernel
+from dpcount.common.rng import draw_key
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice
 
@@ -137,7 +137,7 @@ def cap_contributions_keyed(
     The distributed form of Gopi et al. (2020), Algorithm 2's Δ0 sampling: for a secret
     uniformly random 64-bit ``key`` each person's kept subset is a function of their own
     labels alone, so neighbouring datasets differ only in the added person's subset, as the
-    proofs need.  The hash is :func:`dpcount._hashing.keyed_pair_ranks`, which
+    proofs need.  The hash is :func:`dpcount.common.hashing.keyed_pair_ranks`, which
     ``dpcount.spark`` evaluates per pair on executors with the same result.
 
     Examples

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpcount._rng import RNGLike, spawn
+from dpcount.common.rng import RNGLike, spawn
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import (
     check_delta,

@@ -27,7 +27,7 @@ import math
 
 import numpy as np
 
-from dpcount._rng import RNGLike
+from dpcount.common.rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_nonnegative, check_positive_int
 from mechanisms.declaration import register

@@ -29,8 +29,8 @@ import warnings
 
 import numpy as np
 
-from dpcount._jit import kernel
-from dpcount._rng import RNGLike
+from dpcount.common.jit import kernel
+from dpcount.common.rng import RNGLike
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_nonnegative

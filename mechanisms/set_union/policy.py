@@ -26,8 +26,8 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dpcount._jit import SMALL_PAIRS, Kernel, kernel
-from dpcount._rng import RNGLike
+from dpcount.common.jit import SMALL_PAIRS, Kernel, kernel
+from dpcount.common.rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_nonnegative
 from mechanisms.declaration import register

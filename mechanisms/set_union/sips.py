@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from dpcount._rng import RNGLike, spawn
+from dpcount.common.rng import RNGLike, spawn
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_epsilon, check_nonnegative, check_positive_int
 from mechanisms.accounting import PrivacyLoss

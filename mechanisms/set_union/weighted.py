@@ -24,8 +24,8 @@ import math
 
 import numpy as np
 
-from dpcount._jit import SMALL_PAIRS, kernel
-from dpcount._rng import RNGLike
+from dpcount.common.jit import SMALL_PAIRS, kernel
+from dpcount.common.rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from mechanisms.declaration import register
 from mechanisms.set_union import thresholds

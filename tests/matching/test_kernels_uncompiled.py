@@ -2,7 +2,7 @@
 
 Every kernel of ``matching`` and ``mechanisms`` (incremental, greedy, sampling, GEM's envelope,
 the set-union capping and policies), the keyed pair hash and the reader's CSR construction
-(``dpcount._csr``) run here; the script fails if a kernel was not reached.
+(``dpcount.graph.csr_kernels``) run here; the script fails if a kernel was not reached.
 
 Numba does not check bounds, so an indexing slip corrupts memory silently (an early version of
 the incremental kernel over-filled its visit list that way).  Running the same kernels with
@@ -23,7 +23,7 @@ SCRIPT = textwrap.dedent(
     import numpy as np
     import matching, mechanisms
     from dpcount import PersonItemGraph
-    from dpcount._jit import Kernel
+    from dpcount.common.jit import Kernel
     from matching.flow import flow_curve
     from matching.greedy import greedy_curve
     from matching.incremental import _incremental_kernel, incremental_curve
@@ -76,11 +76,11 @@ SCRIPT = textwrap.dedent(
         fast = gem_normalized_scores(q, sens, epsilon=1.0, beta=0.05)
         assert np.allclose(fast, gem_normalized_scores_naive(q, sens, epsilon=1.0, beta=0.05))
     # String label keys: XXH64 over every length class (< 4, < 8, < 32 and ≥ 32 bytes).
-    from dpcount._hashing import label_keys
+    from dpcount.common.hashing import label_keys
     words = np.array(["é" * k + "x" * (k % 3) for k in range(40)])
     assert np.unique(label_keys(words)).size == words.size
     # Set-union basic weights (fixed-point sums) and the grouped curves.
-    from dpcount.grouped import GroupedGraph
+    from dpcount.graph import GroupedGraph
     from matching import dc_curve
     from matching.grouped import grouped_curves
     from mechanisms.set_union.weighted import basic_weights
@@ -97,7 +97,7 @@ SCRIPT = textwrap.dedent(
             assert curves[g].tolist() == dc_curve(grouped.group(label), 6, method).tolist()
     assert grouped_curves(grouped, 6, "sampling", rng=3).shape == (grouped.n_groups, 6)
     # The reader's CSR by sorted keys (compiled only from ~2M pairs on in real use).
-    from dpcount._csr import csr_by_sorting
+    from dpcount.graph.csr_kernels import csr_by_sorting
     persons = rng.integers(0, 50, 600)
     items = rng.integers(0, 40, 600)
     indptr, indices = csr_by_sorting(
@@ -125,7 +125,7 @@ SCRIPT = textwrap.dedent(
     # Every kernel of both packages, the keyed pair hash and the reader's CSR must have run above
     # (in either form).
     unused = []
-    names = ["dpcount._hashing", "dpcount._csr"]
+    names = ["dpcount.common.hashing", "dpcount.graph.csr_kernels"]
     for package in (matching, mechanisms):
         names += [i.name for i in pkgutil.walk_packages(package.__path__, package.__name__ + ".")]
     for module_name in names:

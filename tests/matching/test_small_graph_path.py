@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import matching
 from dpcount import PersonItemGraph
-from dpcount._hashing import SEED, _ranks_kernel, hash_word, label_keys
+from dpcount.common.hashing import SEED, _ranks_kernel, hash_word, label_keys
 from dpcount.datasets import reddit_like
 from matching._common import SMALL_GRAPH_PAIRS, fill_curve
 from matching.greedy import _greedy_rounds

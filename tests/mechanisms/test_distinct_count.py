@@ -17,7 +17,7 @@ from scipy import stats
 import matching
 import mechanisms.distinct_count as dc
 from dpcount import PersonItemGraph
-from dpcount._rng import spawn
+from dpcount.common.rng import spawn
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning, UnsafeNoiseWarning
 from mechanisms.distinct_count import (
     DistinctCountResult,

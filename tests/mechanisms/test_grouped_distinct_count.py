@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 
 import matching
 from dpcount.errors import DataError, InvalidParameterError
-from dpcount.graph import PersonItemGraph
-from dpcount.grouped import GroupedGraph
+from dpcount.graph import GroupedGraph, PersonItemGraph
 from matching.grouped import grouped_curves
 from mechanisms.grouped_distinct_count import grouped_distinct_count
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from dpcount import PersonItemGraph
-from dpcount._hashing import SEED, hash_word, label_keys
+from dpcount.common.hashing import SEED, hash_word, label_keys
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.spark import _frames, distinct_count, read_pairs, set_union
 from dpcount.spark.adaptive import mad_weights_frame

@@ -254,7 +254,7 @@ def test_keyed_sampling_option(name: str, zipf_graph: PersonItemGraph) -> None:
 def test_keyed_sampling_keeps_the_subsets_of_the_key_from_the_sampling_stream(zipf_graph):
     """The key is drawn from the sampling stream (the second of order, sampling, noise), as
     dpcount.spark draws it; the weights are those of the keyed subsets."""
-    from dpcount._rng import draw_key, spawn
+    from dpcount.common.rng import draw_key, spawn
     from mechanisms.set_union._bounding import CappedSets, cap_contributions_keyed
     from mechanisms.set_union.weighted import basic_weights
 

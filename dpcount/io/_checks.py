@@ -1,0 +1,164 @@
+"""The row checks of every reader: columns present and of a usable type, ids usable.
+
+Problems are counted by DuckDB and reported exactly, in the same words for every reader: a
+missing column names the columns the source has; null, empty or NaN ids are an error naming
+how many there are per column and the first bad row, or with ``drop_nulls=True`` dropped with
+a :class:`~dpcount.errors.DroppedRowsWarning`.
+
+Examples
+--------
+>>> from dpcount.io._sources import FileOptions, resolve_source
+>>> source = resolve_source(None, "SELECT 1 AS user", FileOptions())
+>>> with open_workspace(None, source, {}) as work:
+...     column_types(work, {"person": "person"})
+Traceback (most recent call last):
+...
+dpcount.errors.DataError: SQL query: person column 'person' not found; available columns: \
+['user']
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import warnings
+from collections.abc import Mapping
+
+from dpcount.errors import DataError, DroppedRowsWarning
+from dpcount.io._sources import looks_like_data
+from dpcount.io._sql import INTEGER_TYPES
+from dpcount.io._workspace import Workspace, open_workspace
+
+__all__ = [
+    "check_count_type",
+    "check_non_negative",
+    "check_text_type",
+    "column_types",
+    "open_workspace",
+    "valid_rows",
+]
+
+#: The dpcount package folder (with a trailing separator), whose frames a warning skips.
+_PACKAGE = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "")
+
+
+def column_types(work: Workspace, roles: Mapping[str, str]) -> dict[str, str]:
+    """DuckDB type of each column of the source; missing columns raise a DataError."""
+    source = work.source
+    described = work.run(f"DESCRIBE SELECT * FROM {source.relation}", "all")
+    types = {str(row[0]): str(row[1]) for row in described}
+    missing = [f"{role} column {col!r}" for role, col in roles.items() if col not in types]
+    if missing:
+        hint = ""
+        if len(types) == 1 and source.path is not None:
+            hint = " (a single column: is the delimiter or the format right?)"
+        elif source.csv_header and any(map(looks_like_data, types)):
+            hint = (
+                "; the first row looks like data, not a header: pass header=False "
+                "(CLI: --no-header --columns NAME,NAME,...)"
+            )
+        raise DataError(
+            f"{' and '.join(missing)} not found; available columns: {list(types)}{hint}",
+            source=source.name,
+        )
+    return types
+
+
+def check_count_type(count: str, duck_type: str, source_name: str) -> None:
+    """A count column must hold integers."""
+    if duck_type not in INTEGER_TYPES:
+        raise DataError(
+            f"count column {count!r} has type {duck_type}, expected an integer type; "
+            "cast it in SQL or fix the file",
+            source=source_name,
+        )
+
+
+def check_text_type(text: str, duck_type: str, source_name: str) -> None:
+    """A text column must hold strings."""
+    if duck_type != "VARCHAR":
+        raise DataError(
+            f"text column {text!r} has type {duck_type}, expected VARCHAR (strings)",
+            source=source_name,
+        )
+
+
+def valid_rows(
+    work: Workspace,
+    projection: Mapping[str, str],
+    invalid: Mapping[str, str],
+    drop_nulls: bool,
+    *,
+    materialise: bool = True,
+) -> str:
+    """Count unusable rows: raise, or warn and return a view of the rows with usable ids.
+
+    ``projection`` maps each alias to its SQL, ``invalid`` each id column to the SQL condition
+    that its id is unusable.  The projected rows are materialised once (callers that read the
+    result several times want that), and always without ``drop_nulls``, so that the error can
+    name the first bad row (its ``rowid``).  With ``drop_nulls`` and ``materialise=False`` a
+    view is used instead (no copy of the rows) – except for floating-point ids: DuckDB 2.0
+    folds ``isnan`` to false from Parquet column statistics that do not record NaN, so NaN rows
+    would pass a view's filter.
+    """
+    source = work.source
+    select = ", ".join(f"{expr} AS {alias}" for alias, expr in projection.items())
+    uses_nan = any("isnan(" in expr for expr in invalid.values())
+    kind = "VIEW" if drop_nulls and not materialise and not uses_nan else "TABLE"
+    raw = work.table("raw", f"SELECT {select} FROM {source.relation}", kind=kind)
+    any_invalid = " OR ".join(invalid.values())
+    filters = ", ".join(f"count(*) FILTER (WHERE {expr})" for expr in invalid.values())
+    first = "NULL" if kind == "VIEW" else f"min(rowid) FILTER (WHERE {any_invalid})"
+    stats = work.run(
+        f"SELECT count(*), count(*) FILTER (WHERE {any_invalid}), {first}, {filters} FROM {raw}",
+        "one",
+    )
+    assert stats is not None
+    total, n_invalid, first_bad, *per_column = (int(x) if x is not None else None for x in stats)
+    if not total:
+        raise DataError("no rows; expected at least one person–item row", source=source.name)
+    if n_invalid and not drop_nulls:
+        parts = [f"{n} in {col!r}" for col, n in zip(invalid, per_column, strict=True) if n]
+        raise DataError(
+            f"{n_invalid} of {total} rows (not private) have a null, empty or NaN id "
+            f"({', '.join(parts)}; first in data row {int(first_bad or 0) + 1}); "
+            "fill or remove them, or pass drop_nulls=True to skip those rows",
+            source=source.name,
+        )
+    if not n_invalid:
+        return raw
+    warnings.warn(
+        f"{source.name}: dropped {n_invalid} of {total} rows (not private) with a null, "
+        "empty or NaN id",
+        DroppedRowsWarning,
+        stacklevel=_caller_level(),
+    )
+    if n_invalid == total:
+        raise DataError(
+            f"no rows left after dropping {n_invalid} rows (not private) with null, "
+            "empty or NaN ids",
+            source=source.name,
+        )
+    return work.table("valid", f"SELECT * FROM {raw} WHERE NOT ({any_invalid})", kind="VIEW")
+
+
+def check_non_negative(work: Workspace, rows: str, count: str) -> None:
+    """The count column (alias ``c`` of ``rows``) must hold no negative value."""
+    row = work.run(f"SELECT count(*) FROM {rows} WHERE c < 0", "one")
+    assert row is not None
+    if row[0]:
+        raise DataError(
+            f"count column {count!r} has {row[0]} negative values (not private); "
+            "counts must be >= 0",
+            source=work.source.name,
+        )
+
+
+def _caller_level() -> int:
+    """The ``stacklevel`` of a warning that points at the first caller outside dpcount."""
+    frame = sys._getframe(1)
+    level = 1
+    while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE):
+        frame = frame.f_back  # type: ignore[assignment]
+        level += 1
+    return level
