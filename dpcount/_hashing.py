@@ -1,23 +1,24 @@
 """Deprecated path: ``dpcount._hashing`` moved to :mod:`dpcount.common.hashing`.
 
-This shim keeps old imports working for one release and warns once.
+This module keeps old imports working for one release: each name taken from it warns
+with a :class:`DeprecationWarning` (importing the module alone does not, so that tools scanning
+every module stay quiet).
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
-from dpcount.common.hashing import (  # noqa: F401
-    SEED,
-    hash_word,
-    keyed_pair_ranks,
-    label_keys,
-    string_hashes,
-)
+import dpcount.common.hashing as _moved
 
-warnings.warn(
-    "dpcount._hashing moved to dpcount.common.hashing; import it from there "
-    "(this path goes in the next release)",
-    DeprecationWarning,
-    stacklevel=2,
-)
+
+def __getattr__(name: str) -> Any:
+    value = getattr(_moved, name)
+    warnings.warn(
+        f"dpcount._hashing.{name} moved to dpcount.common.hashing; import it from there "
+        "(this path goes in the next release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return value

@@ -1,25 +1,24 @@
 """Deprecated path: ``dpcount._jit`` moved to :mod:`dpcount.common.jit`.
 
-This shim keeps old imports working for one release and warns once.
+This module keeps old imports working for one release: each name taken from it warns
+with a :class:`DeprecationWarning` (importing the module alone does not, so that tools scanning
+every module stay quiet).
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
-from dpcount.common.jit import (  # noqa: F401
-    CACHE_ENV,
-    INTERPRETED_BUDGET_CALLS,
-    SMALL_PAIRS,
-    Kernel,
-    cache_dir,
-    default_cache_dir,
-    kernel,
-)
+import dpcount.common.jit as _moved
 
-warnings.warn(
-    "dpcount._jit moved to dpcount.common.jit; import it from there "
-    "(this path goes in the next release)",
-    DeprecationWarning,
-    stacklevel=2,
-)
+
+def __getattr__(name: str) -> Any:
+    value = getattr(_moved, name)
+    warnings.warn(
+        f"dpcount._jit.{name} moved to dpcount.common.jit; import it from there "
+        "(this path goes in the next release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return value

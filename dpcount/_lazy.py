@@ -1,19 +1,24 @@
 """Deprecated path: ``dpcount._lazy`` moved to :mod:`dpcount.common.lazy`.
 
-This shim keeps old imports working for one release and warns once.
+This module keeps old imports working for one release: each name taken from it warns
+with a :class:`DeprecationWarning` (importing the module alone does not, so that tools scanning
+every module stay quiet).
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
-from dpcount.common.lazy import (  # noqa: F401
-    lazy_attributes,
-)
+import dpcount.common.lazy as _moved
 
-warnings.warn(
-    "dpcount._lazy moved to dpcount.common.lazy; import it from there "
-    "(this path goes in the next release)",
-    DeprecationWarning,
-    stacklevel=2,
-)
+
+def __getattr__(name: str) -> Any:
+    value = getattr(_moved, name)
+    warnings.warn(
+        f"dpcount._lazy.{name} moved to dpcount.common.lazy; import it from there "
+        "(this path goes in the next release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return value

@@ -1,25 +1,26 @@
 """Deprecated path: ``dpcount._rng`` moved to :mod:`dpcount.common.rng`.
 
-This shim keeps old imports working for one release and warns once.
+This module keeps old imports working for one release: each name taken from it warns
+with a :class:`DeprecationWarning` (importing the module alone does not, so that tools scanning
+every module stay quiet).
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
-from dpcount.common.rng import (  # noqa: F401
-    RNGLike,
-    as_generator,
-    draw_key,
-    seed_sequence,
-    spawn,
-)
+import dpcount.common.rng as _moved
 
-_seed_sequence = seed_sequence
+_RENAMED = {"_seed_sequence": "seed_sequence"}
 
-warnings.warn(
-    "dpcount._rng moved to dpcount.common.rng; import it from there "
-    "(this path goes in the next release)",
-    DeprecationWarning,
-    stacklevel=2,
-)
+
+def __getattr__(name: str) -> Any:
+    value = getattr(_moved, _RENAMED.get(name, name))
+    warnings.warn(
+        f"dpcount._rng.{name} moved to dpcount.common.rng; import it from there "
+        "(this path goes in the next release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return value

@@ -1,19 +1,24 @@
 """Deprecated path: ``dpcount.grouped`` moved to :mod:`dpcount.graph.grouped`.
 
-This shim keeps old imports working for one release and warns once.
+This module keeps old imports working for one release: each name taken from it warns
+with a :class:`DeprecationWarning` (importing the module alone does not, so that tools scanning
+every module stay quiet).
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
-from dpcount.graph.grouped import (  # noqa: F401
-    GroupedGraph,
-)
+import dpcount.graph.grouped as _moved
 
-warnings.warn(
-    "dpcount.grouped moved to dpcount.graph.grouped; import it from there "
-    "(this path goes in the next release)",
-    DeprecationWarning,
-    stacklevel=2,
-)
+
+def __getattr__(name: str) -> Any:
+    value = getattr(_moved, name)
+    warnings.warn(
+        f"dpcount.grouped.{name} moved to dpcount.graph.grouped; import it from there "
+        "(this path goes in the next release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return value

@@ -1,19 +1,24 @@
 """Deprecated path: ``dpcount.triples`` moved to :mod:`dpcount.io.triples`.
 
-This shim keeps old imports working for one release and warns once.
+This module keeps old imports working for one release: each name taken from it warns
+with a :class:`DeprecationWarning` (importing the module alone does not, so that tools scanning
+every module stay quiet).
 """
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
-from dpcount.io.triples import (  # noqa: F401
-    read_triples,
-)
+import dpcount.io.triples as _moved
 
-warnings.warn(
-    "dpcount.triples moved to dpcount.io.triples; import it from there "
-    "(this path goes in the next release)",
-    DeprecationWarning,
-    stacklevel=2,
-)
+
+def __getattr__(name: str) -> Any:
+    value = getattr(_moved, name)
+    warnings.warn(
+        f"dpcount.triples.{name} moved to dpcount.io.triples; import it from there "
+        "(this path goes in the next release)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return value

@@ -47,6 +47,7 @@ import numpy as np
 from dpcount.common.rng import RNGLike, spawn
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import GroupedGraph, PersonItemGraph, graph_from_codes
+from dpcount.io import table_kind
 from dpcount.validation import (
     MAX_ELL,
     check_beta,
@@ -184,13 +185,25 @@ def _py(value: Any) -> Any:
     return value.item() if isinstance(value, np.generic) else value
 
 
-def as_grouped_graph(data: Any) -> GroupedGraph:
-    """A :class:`GroupedGraph` from a grouped graph, (person, group, item) rows or a DataFrame.
+def as_grouped_graph(
+    data: Any, person: str = "person", group: str = "group", item: str = "item"
+) -> GroupedGraph:
+    """A :class:`GroupedGraph` from a grouped graph, (person, group, item) rows or a table.
+
+    A table in memory (pandas, polars, Arrow, a DuckDB relation) is read by
+    :func:`dpcount.read_triples`, its columns selected **by name**; one without those columns
+    is refused with the names it has.  Rows are triples in (person, group, item) order.
 
     Examples
     --------
     >>> as_grouped_graph([("ann", "eu", 1), ("bob", "eu", 2)]).n_triples
     2
+    >>> import pandas as pd
+    >>> as_grouped_graph(pd.DataFrame({"user": [1], "product": ["x"], "region": ["eu"]}))
+    Traceback (most recent call last):
+    ...
+    dpcount.errors.DataError: pandas DataFrame: person column 'person' and group column 'group' \
+and item column 'item' not found; available columns: ['user', 'product', 'region']
     """
     if isinstance(data, GroupedGraph):
         return data
@@ -199,13 +212,8 @@ def as_grouped_graph(data: Any) -> GroupedGraph:
             "a PersonItemGraph has no group column; read the data with "
             "dpcount.read_triples(..., group=...) or pass (person, group, item) rows"
         )
-    if hasattr(data, "columns"):
-        if len(data.columns) != 3:
-            raise DataError(
-                f"the DataFrame must have exactly 3 columns (person, group, item), got "
-                f"{list(map(str, data.columns))}; or use GroupedGraph.from_dataframe"
-            )
-        return GroupedGraph.from_triples(*(data.iloc[:, c] for c in range(3)))
+    if table_kind(data) is not None:
+        return GroupedGraph.from_dataframe(data, person=person, group=group, item=item)
     rows = [tuple(row) for row in data]
     for number, row in enumerate(rows, 1):
         if len(row) != 3:
@@ -301,6 +309,9 @@ def grouped_distinct_count(
     epsilon: float,
     *,
     max_groups: int,
+    person: str = "person",
+    group: str = "group",
+    item: str = "item",
     groups: Sequence[Hashable] | None = None,
     delta: float | None = None,
     beta: float = 0.05,
@@ -316,11 +327,15 @@ def grouped_distinct_count(
     ----------
     data
         A :class:`~dpcount.graph.GroupedGraph` (e.g. from :func:`dpcount.read_triples`),
-        (person, group, item) rows, or a DataFrame of those three columns in that order.
+        (person, group, item) rows, or a table in memory (pandas, polars, Arrow, a DuckDB
+        relation) whose columns ``person``, ``group`` and ``item`` name.
     epsilon
         Total budget ε (selection of keys plus counts; module docstring).
     max_groups
         k ≥ 1: each person keeps at most k groups, chosen by a keyed hash.
+    person, group, item
+        The columns of a table ``data`` holding the person id, the group key and the item id,
+        selected by name (default ``"person"``, ``"group"``, ``"item"``).
     groups
         Public group keys to release (no selection cost; must not be empty).  ``None``: keys
         are chosen privately by the weighted Gaussian set union, which needs ``delta``.
@@ -350,7 +365,8 @@ def grouped_distinct_count(
         Empty or repeated ``groups``, k < 1, ``delta`` missing for private keys (or given for
         public ones), or the usual ε, β, ℓ_max checks.
     DataError
-        Rows that are not (person, group, item) triples, nulls or mixed label kinds.
+        Rows that are not (person, group, item) triples, a table without the named columns,
+        nulls or mixed label kinds.
 
     See Also
     --------
@@ -389,7 +405,7 @@ def grouped_distinct_count(
     ell_max = check_positive_int(ell_max, "ell_max", maximum=MAX_ELL)
     keys: list[Hashable] | None = None if groups is None else _check_groups(groups)
     eps_count = eps - eps_select
-    graph = as_grouped_graph(data)
+    graph = as_grouped_graph(data, person, group, item)
     key_rng, select_rng, curve_rng, gem_rng, noise_rng = spawn(rng, 5)
     hash_key = int(key_rng.integers(2**63)) if rng is not None else secrets.randbits(63)
     if keys is not None:

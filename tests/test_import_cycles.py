@@ -26,6 +26,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.imports import from_module, import_module_literal, module_name
+
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("dpcount", "matching", "mechanisms")
 
@@ -38,17 +40,12 @@ KNOWN_CYCLES = {
 }
 
 
-def _module_name(path: Path, root: Path) -> str:
-    parts = path.relative_to(root).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-
-
 def project_modules(root: Path) -> dict[str, Path]:
     """Every module of the packages under ``root``, by dotted name."""
     modules = {}
     for package in PACKAGES:
         for path in sorted((root / package).rglob("*.py")):
-            modules[_module_name(path, root)] = path
+            modules[module_name(path, root)] = path
     return modules
 
 
@@ -66,21 +63,11 @@ def _imported(node: ast.AST, module: str, is_package: bool, modules: set[str]) -
         for alias in node.names:
             yield alias.name
     elif isinstance(node, ast.ImportFrom):
-        base = node.module or ""
-        if node.level:
-            anchor = (module if is_package else module.rpartition(".")[0]).split(".")
-            anchor = anchor[: len(anchor) - (node.level - 1)]
-            base = ".".join([*anchor, base] if base else anchor)
+        base = from_module(node, module, is_package)
         for alias in node.names:
             yield f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base
-    elif (
-        isinstance(node, ast.Call)
-        and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
-        and node.args
-        and isinstance(node.args[0], ast.Constant)
-        and isinstance(node.args[0].value, str)
-    ):
-        yield node.args[0].value
+    elif (literal := import_module_literal(node)) is not None:
+        yield literal
     elif isinstance(node, ast.Constant) and isinstance(node.value, str):
         if "." in node.value and node.value in modules:
             yield node.value  # a lazy-attribute table
@@ -210,7 +197,7 @@ def test_the_check_finds_an_added_cycle(tmp_path: Path, file: str, added: str, c
     target = tmp_path / file
     target.write_text(target.read_text(encoding="utf-8") + "\n\n" + added, encoding="utf-8")
     new = cycles(import_edges(tmp_path)) - _project_cycles()
-    module = _module_name(target, tmp_path)
+    module = module_name(target, tmp_path)
     assert any(module in component and cycle in component for component in new), new
 
 

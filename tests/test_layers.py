@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.imports import from_module, import_module_literal, module_name
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # package -> (packages it must not import, its sub-packages exempt from the rule)
@@ -20,11 +22,6 @@ RULES = {
     "dpcount": (("matching", "mechanisms"), ("dpcount.cli", "dpcount.spark")),
     "matching": (("mechanisms",), ()),
 }
-
-
-def _module_name(path: Path, root: Path) -> str:
-    parts = path.relative_to(root).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def imported_modules(source: str, module: str, is_package: bool) -> list[tuple[int, str]]:
@@ -36,25 +33,13 @@ def imported_modules(source: str, module: str, is_package: bool) -> list[tuple[i
     [(1, 'a.b'), (2, 'p.c'), (3, 'e')]
     """
     found = []
-    package = module if is_package else module.rpartition(".")[0]
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")
-                anchor = anchor[: len(anchor) - (node.level - 1)]
-                base = ".".join([*anchor, base] if base else anchor)
-            found.append((node.lineno, base))
-        elif (
-            isinstance(node, ast.Call)
-            and getattr(node.func, "attr", getattr(node.func, "id", None)) == "import_module"
-            and node.args
-            and isinstance(node.args[0], ast.Constant)
-            and isinstance(node.args[0].value, str)
-        ):
-            found.append((node.lineno, node.args[0].value))
+            found.append((node.lineno, from_module(node, module, is_package)))
+        elif (literal := import_module_literal(node)) is not None:
+            found.append((node.lineno, literal))
     return found
 
 
@@ -63,7 +48,7 @@ def violations(root: Path) -> list[str]:
     out = []
     for package, (forbidden, exempt) in RULES.items():
         for path in sorted((root / package).rglob("*.py")):
-            module = _module_name(path, root)
+            module = module_name(path, root)
             if any(module == e or module.startswith(e + ".") for e in exempt):
                 continue
             source = path.read_text(encoding="utf-8")

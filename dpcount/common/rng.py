@@ -32,6 +32,8 @@ from dpcount.errors import InvalidParameterError
 
 __all__ = ["RNGLike", "as_generator", "draw_key", "seed_sequence", "spawn"]
 
+#: What every ``rng=`` parameter takes: None (fresh OS entropy), a non-negative int seed, a
+#: Generator (used as given) or a SeedSequence (a new child per call); see the module docstring.
 RNGLike: TypeAlias = int | np.random.Generator | np.random.SeedSequence | None
 
 

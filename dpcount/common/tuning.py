@@ -12,7 +12,7 @@ Examples
 >>> TUNING.rows_per_group
 1048576
 >>> with TUNING.overridden(rows_per_group=4):
-...     TUNING.rows_per_group
+...     print(TUNING.rows_per_group)
 4
 >>> TUNING.rows_per_group
 1048576
@@ -25,7 +25,7 @@ AttributeError: no threshold 'rows_per_grup'; the thresholds are compiled_min_pa
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, fields
 from typing import Any
 
@@ -85,15 +85,19 @@ class Tuning:
     int_keys_batch_rows: int = 1 << 17
     int_keys_batches_in_flight: int = 4
 
-    @contextmanager
-    def overridden(self, **changes: Any) -> Iterator[Tuning]:
-        """Set some thresholds while the block runs, then restore them (for tests)."""
+    def overridden(self, **changes: Any) -> AbstractContextManager[Tuning]:
+        """Set some thresholds while the block runs, then restore them (for tests); an unknown
+        name is refused at once."""
         names = [f.name for f in fields(self)]
         unknown = [name for name in changes if name not in names]
         if unknown:
             raise AttributeError(
                 f"no threshold {unknown[0]!r}; the thresholds are {', '.join(names)}"
             )
+        return self._set_while(changes)
+
+    @contextmanager
+    def _set_while(self, changes: dict[str, Any]) -> Iterator[Tuning]:
         before = {name: getattr(self, name) for name in changes}
         for name, value in changes.items():
             setattr(self, name, value)

@@ -44,9 +44,11 @@ from dpcount.graph import tables
 from dpcount.graph.assembly import readonly
 from dpcount.graph.labels import (
     as_label_array,
+    check_no_nulls,
     check_sorted_unique,
     contains_label,
     encode_labels,
+    label_array,
 )
 from dpcount.graph.person_item import PersonItemGraph, graph_from_codes
 
@@ -145,9 +147,11 @@ class GroupedGraph:
         >>> g.n_triples, g.row_persons.tolist()
         (2, [0, 1])
         """
-        p = as_label_array(persons, "person labels")
-        g = as_label_array(groups, "group labels")
-        i = as_label_array(items, "item labels")
+        p = label_array(persons, "person labels")
+        g = label_array(groups, "group labels")
+        i = label_array(items, "item labels")
+        for labels, what in ((p, "person labels"), (g, "group labels"), (i, "item labels")):
+            check_no_nulls(labels, what)  # after the kinds of every column, as the readers do
         if not p.shape == g.shape == i.shape:
             raise DataError(
                 f"persons, groups and items differ in length: {p.size}, {g.size}, {i.size}"

@@ -8,8 +8,10 @@ rely on that; never renumber by frequency or first appearance.
 Labels must be mutually orderable.  Strings sort as Python strings (by code point), numbers
 numerically; a mix of strings and numbers (or bytes) is rejected rather than silently coerced,
 because ``1`` and ``"1"`` would otherwise collide or sort inconsistently.  Nulls (``None``, NaN,
-NaT) are rejected.  Every builder of :mod:`dpcount.graph` and every reader of :mod:`dpcount.io`
-applies these rules (the readers to the columns DuckDB reads, with the same wording).
+NaT, and the empty string, which a CSV file cannot tell from a missing value) are rejected;
+labels of several kinds are reported before nulls.  Every builder of :mod:`dpcount.graph` and
+every reader of :mod:`dpcount.io` applies these rules (the readers to the columns DuckDB reads,
+with the same wording).
 
 Examples
 --------
@@ -38,10 +40,12 @@ from dpcount.graph.dense import dense_codes
 __all__ = [
     "Labels",
     "as_label_array",
+    "check_no_nulls",
     "check_sorted_unique",
     "concat_labels",
     "contains_label",
     "encode_labels",
+    "label_array",
     "label_index",
     "label_kind",
     "mixed_kinds_message",
@@ -72,19 +76,44 @@ def _is_nan(value: Any) -> bool:
     return isinstance(value, float | np.floating) and value != value
 
 
+def _is_null(value: Any) -> bool:
+    return label_kind(type(value)) == "null" or _is_nan(value)
+
+
 def null_count(values: np.ndarray) -> int:
-    """Number of null entries (None, NaN, NaT) in a label array."""
+    """Number of null entries (None, NaN, NaT, the empty string) in a label array.
+
+    An empty string is a null: a CSV file cannot tell the two apart, and every reader and
+    builder must see the same rows alike.
+
+    Examples
+    --------
+    >>> null_count(np.array(["a", ""])), null_count(np.array([1.5, np.nan])), null_count(
+    ...     np.array([None, "b", ""], dtype=object))
+    (1, 1, 2)
+    """
     if values.dtype.kind == "f":
         return int(np.isnan(values).sum())
     if values.dtype.kind in "mM":
         return int(np.isnat(values).sum())
+    if values.dtype.kind == "U":
+        return int((values == "").sum())
     if values.dtype.kind == "O":
-        return sum(1 for v in values if label_kind(type(v)) == "null" or _is_nan(v))
+        return sum(1 for v in values if _is_null(v) or (isinstance(v, str) and not v))
     return 0
 
 
 def as_label_array(values: Any, what: str) -> np.ndarray:
-    """Turn labels into a 1-D numpy array without coercing between kinds.
+    """:func:`label_array`, then refuse nulls (:func:`check_no_nulls`)."""
+    arr = label_array(values, what)
+    check_no_nulls(arr, what)
+    return arr
+
+
+def label_array(values: Any, what: str) -> np.ndarray:
+    """Turn labels into a 1-D numpy array without coercing between kinds; refuse labels of
+    several kinds (nulls aside: :func:`check_no_nulls` is a separate step, so that a builder of
+    several columns reports kinds first and nulls after, as the readers do).
 
     ``np.asarray([1, "a"])`` would silently produce strings, so sequences of Python objects are
     type-checked first and become object arrays when they are not all str or all int.
@@ -109,16 +138,22 @@ def as_label_array(values: Any, what: str) -> np.ndarray:
             arr[:] = seq
     if arr.ndim != 1:
         raise DataError(f"{what} must be one-dimensional, got an array of shape {arr.shape}")
-    nulls = null_count(arr)
-    if nulls:
-        raise DataError(
-            f"{nulls} null {what} (None/NaN); drop or fill them before building the graph"
-        )
     if arr.dtype.kind == "O" and arr.size:
-        kinds = {label_kind(t) for t in set(map(type, arr))}
+        kinds = {label_kind(t) for t in set(map(type, arr))} - {"null"}
+        if len(kinds) > 1 and "number" in kinds:  # NaN is a null, not a number
+            kinds = {label_kind(type(v)) for v in arr if not _is_null(v)}
         if len(kinds) > 1:
             raise DataError(mixed_kinds_message(what, kinds))
     return arr
+
+
+def check_no_nulls(labels: np.ndarray, what: str) -> None:
+    """Refuse null labels (:func:`null_count`), naming how many there are."""
+    nulls = null_count(labels)
+    if nulls:
+        raise DataError(
+            f"{nulls} null {what} (None, NaN or empty); drop or fill them before building the graph"
+        )
 
 
 def mixed_kinds_message(what: str, kinds: set[str]) -> str:

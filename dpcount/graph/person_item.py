@@ -43,10 +43,12 @@ from dpcount.graph.deferred import DeferredLabels
 from dpcount.graph.labels import (
     Labels,
     as_label_array,
+    check_no_nulls,
     check_sorted_unique,
     concat_labels,
     contains_label,
     encode_labels,
+    label_array,
     label_index,
     python_label,
 )
@@ -213,8 +215,11 @@ class PersonItemGraph:
         >>> g.indptr.tolist(), g.indices.tolist(), g.item_labels.tolist()
         ([0, 2, 3], [0, 1, 0], ['a', 'b'])
         """
-        p = as_label_array(persons, "person labels")
-        i = as_label_array(items, "item labels")
+        p = label_array(persons, "person labels")
+        i = label_array(items, "item labels")
+        extra = label_array(list(persons_without_items), "person labels")
+        for labels, what in ((p, "person labels"), (i, "item labels"), (extra, "person labels")):
+            check_no_nulls(labels, what)  # after the kinds of every column, as the readers do
         if p.shape != i.shape:
             raise DataError(f"persons and items differ in length: {p.size} vs {i.size}")
         c = None
@@ -224,7 +229,6 @@ class PersonItemGraph:
                 raise DataError(f"counts has length {c.size}, expected {p.size} (one per pair)")
             if c.size and (c.dtype.kind not in "iub" or c.min() < 0):
                 raise DataError("counts must be non-negative integers")
-        extra = as_label_array(list(persons_without_items), "person labels")
         return cls._from_label_arrays(concat_labels(p, extra, "person labels"), p.size, i, c)
 
     @classmethod

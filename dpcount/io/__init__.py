@@ -31,6 +31,7 @@ Examples
 from __future__ import annotations
 
 from dpcount.errors import DroppedRowsWarning
+from dpcount.io._frames import frame_kind as table_kind
 from dpcount.io._sources import FORMATS
 from dpcount.io.pairs import read_pairs
 from dpcount.io.texts import read_texts
@@ -48,6 +49,7 @@ __all__ = [
     "read_pairs",
     "read_texts",
     "read_triples",
+    "table_kind",
     "tokenize",
     "write_pairs",
 ]

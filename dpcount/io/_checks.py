@@ -25,12 +25,14 @@ import warnings
 from collections.abc import Mapping
 
 from dpcount.errors import DataError, DroppedRowsWarning
+from dpcount.graph.labels import mixed_kinds_message
 from dpcount.io._sources import looks_like_data
-from dpcount.io._sql import INTEGER_TYPES
+from dpcount.io._sql import INTEGER_TYPES, quote_ident
 from dpcount.io._workspace import Workspace, open_workspace
 
 __all__ = [
     "check_count_type",
+    "check_json_kinds",
     "check_non_negative",
     "check_text_type",
     "column_types",
@@ -62,6 +64,41 @@ def column_types(work: Workspace, roles: Mapping[str, str]) -> dict[str, str]:
             source=source.name,
         )
     return types
+
+
+#: The label kind (:func:`dpcount.graph.labels.label_kind`) of each of DuckDB's JSON types.
+_JSON_KINDS = {
+    "BIGINT": "number",
+    "UBIGINT": "number",
+    "HUGEINT": "number",
+    "DOUBLE": "number",
+    "VARCHAR": "str",
+    "BOOLEAN": "bool",
+    "OBJECT": "dict",
+    "ARRAY": "list",
+}
+
+
+def check_json_kinds(work: Workspace, ids: Mapping[str, str], types: Mapping[str, str]) -> None:
+    """Refuse an id column of JSON values of several kinds, as a pandas column is refused.
+
+    DuckDB gives a column the type JSON when its values differ in kind (``1`` in one line,
+    ``"1"`` in the next); read as text, the two would merge.
+    """
+    for role, column in ids.items():
+        if types[column] != "JSON":
+            continue
+        rows = work.run(
+            f"SELECT DISTINCT json_type({quote_ident(column)}) FROM {work.source.relation}",
+            "all",
+        )
+        kinds = {_JSON_KINDS.get(str(row[0]), str(row[0])) for row in rows if row[0] is not None}
+        kinds.discard("NULL")
+        if len(kinds) > 1:
+            raise DataError(
+                mixed_kinds_message(f"{role} labels in column {column!r}", kinds),
+                source=work.source.name,
+            )
 
 
 def check_count_type(count: str, duck_type: str, source_name: str) -> None:

@@ -40,7 +40,8 @@ _KINDS = {
 
 
 def frame_kind(obj: Any) -> str | None:
-    """A readable name of the kind of in-memory table ``obj`` is, or None if it is none."""
+    """A readable name of the kind of in-memory table ``obj`` is, or None if it is none (public
+    as :func:`dpcount.io.table_kind`: what every reader accepts as a table)."""
     cls = type(obj)
     package = cls.__module__.partition(".")[0].lstrip("_")
     return _KINDS.get((package, cls.__name__))

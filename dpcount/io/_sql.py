@@ -73,6 +73,8 @@ def label_expr(column: str, duck_type: str, source_name: str) -> str:
         return f"CAST({col} AS VARCHAR) COLLATE C"  # enums sort by declaration order otherwise
     if duck_type in _PLAIN_ID_TYPES:
         return col
+    if duck_type in ('"NULL"', "NULL"):  # only nulls: counted and reported as any null id
+        return col
     if duck_type in ("HUGEINT", "UHUGEINT"):
         # e.g. JSON integers; NumPy has no 128-bit integers, and a value out of range fails
         # loudly in the cast rather than turning into a float.

@@ -29,7 +29,7 @@ from dpcount.graph import PersonItemGraph, graph_from_codes
 from dpcount.io._errors import label_errors
 from dpcount.io._workspace import Workspace
 
-__all__ = ["encode_pairs", "label_array", "plain", "sorted_dictionary"]
+__all__ = ["dictionary_labels", "encode_pairs", "plain", "sorted_dictionary"]
 
 
 def sorted_dictionary(work: Workspace, alias: str, rows: str, code_type: str = "BIGINT") -> str:
@@ -42,7 +42,7 @@ def sorted_dictionary(work: Workspace, alias: str, rows: str, code_type: str = "
     )
 
 
-def label_array(work: Workspace, dictionary: str, alias: str, duck_type: str) -> np.ndarray:
+def dictionary_labels(work: Workspace, dictionary: str, alias: str, duck_type: str) -> np.ndarray:
     """The labels of a :func:`sorted_dictionary` in code order (DATE as ``datetime64[D]``)."""
     result = work.run(f"SELECT {alias} FROM {dictionary} ORDER BY {alias}c", "numpy")
     values = plain(next(iter(result.values())))
@@ -65,8 +65,8 @@ def encode_pairs(
         f"SELECT {columns} FROM {pairs} JOIN {persons} USING (p) JOIN {items} USING (i)",
         "numpy",
     )
-    person_labels = label_array(work, persons, "p", types[0])
-    item_labels = label_array(work, items, "i", types[1])
+    person_labels = dictionary_labels(work, persons, "p", types[0])
+    item_labels = dictionary_labels(work, items, "i", types[1])
     with label_errors(work.source.name):
         return graph_from_codes(
             plain(codes["pc"]),

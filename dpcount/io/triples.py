@@ -30,7 +30,7 @@ from dpcount.graph import GroupedGraph, grouped_from_codes
 from dpcount.io._checks import valid_rows
 from dpcount.io._columns import FileOptions, open_source
 from dpcount.io._errors import label_errors
-from dpcount.io._sql_encoding import label_array, plain, sorted_dictionary
+from dpcount.io._sql_encoding import dictionary_labels, plain, sorted_dictionary
 
 if TYPE_CHECKING:
     import duckdb
@@ -97,7 +97,7 @@ def read_triples(
         joins = " ".join(f"JOIN {table} USING ({alias})" for alias, table in dictionaries.items())
         codes = work.run(f"SELECT pc, gc, ic FROM {valid} {joins}", "numpy")
         labels = [
-            label_array(work, table, alias, opened.types[opened.columns[alias]])
+            dictionary_labels(work, table, alias, opened.types[opened.columns[alias]])
             for alias, table in dictionaries.items()
         ]
     with label_errors(opened.source.name):

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dpcount.cli import main
-from dpcount.triples import read_triples
+from dpcount.io import read_triples
 from mechanisms.grouped_distinct_count import grouped_distinct_count
 
 ARGS = ["--person", "user", "--item", "product", "--group", "region", "--max-groups", "2"]

@@ -158,8 +158,28 @@ def test_input_not_modified_and_dataframe_accepted():
     a = grouped_distinct_count(data, 1.0, groups=["g0"], max_groups=1, rng=0)
     assert data == copy
     df = pd.DataFrame(data, columns=["u", "forum", "w"])
-    b = grouped_distinct_count(df, 1.0, groups=["g0"], max_groups=1, rng=0)
+    named = {"person": "u", "group": "forum", "item": "w"}
+    b = grouped_distinct_count(df, 1.0, groups=["g0"], max_groups=1, rng=0, **named)
     assert a == b
+
+
+def test_a_table_is_read_by_column_name_not_position():
+    """Columns ``user, product, region`` were once read by position (the products taken for
+    groups): every group got a bound from the wrong column, silently."""
+    pd = pytest.importorskip("pandas")
+    rows = [(f"u{j}", f"p{j % 7}", ["eu", "us"][j % 2]) for j in range(60)]
+    frame = pd.DataFrame(rows, columns=["user", "product", "region"])
+    with pytest.raises(DataError, match=r"available columns: \['user', 'product', 'region'\]"):
+        grouped_distinct_count(frame, 1.0, groups=["eu", "us"], max_groups=1, rng=3)
+    named = {"person": "user", "group": "region", "item": "product"}
+    by_name = grouped_distinct_count(frame, 1.0, groups=["eu", "us"], max_groups=1, rng=3, **named)
+    reordered = frame[["region", "product", "user"]]  # the order of the columns is irrelevant
+    again = grouped_distinct_count(
+        reordered, 1.0, groups=["eu", "us"], max_groups=1, rng=3, **named
+    )
+    triples = [(u, r, p) for u, p, r in rows]
+    by_rows = grouped_distinct_count(triples, 1.0, groups=["eu", "us"], max_groups=1, rng=3)
+    assert by_name == again == by_rows
 
 
 def _solo_and_big(n_solo):

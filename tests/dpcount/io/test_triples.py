@@ -47,6 +47,33 @@ def test_sql_and_dataframe_sources():
     assert {r[0] for r in con.execute("SHOW TABLES").fetchall()} == {"t"}
 
 
+def test_a_person_column_mixing_1_and_quoted_1_is_refused_as_read_pairs_refuses_it():
+    """read_triples once had a DataFrame path of its own, where DuckDB made the two ids text and
+    merged two persons into one, silently."""
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"person": [1, "1"], "group": ["eu", "eu"], "item": ["x", "y"]})
+    message = r"person labels in column 'person' mix label types \['number', 'str'\]"
+    with pytest.raises(DataError, match=message):
+        read_pairs(frame)
+    with pytest.raises(DataError, match=message):
+        read_triples(frame)
+    with pytest.raises(DataError, match=message):
+        read_pairs(frame, group="group")
+
+
+def test_a_duckdb_relation_is_read_as_read_pairs_reads_it():
+    """read_triples once registered a relation as a DataFrame: a raw duckdb error."""
+    con = duckdb.connect()
+    relation = con.sql(
+        "SELECT * FROM (VALUES ('ann', 'eu', 'x'), ('ann', 'us', 'x'), ('bob', 'eu', 'y')) "
+        "t(u, g, i)"
+    )
+    assert read_triples(relation, "u", "g", "i") == EXPECTED
+    assert read_triples(relation, "u", "g", "i", connection=con) == EXPECTED
+    with pytest.raises(DataError, match=r"DuckDB relation: item column 'item' not found"):
+        read_triples(relation, "u", "g")
+
+
 def test_integer_and_date_labels_keep_their_types():
     g = read_triples(
         sql="SELECT * FROM (VALUES (2, DATE '2024-01-02', 10), (1, DATE '2024-01-01', 3)) "
