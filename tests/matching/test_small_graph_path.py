@@ -1,6 +1,6 @@
 """Small graphs run the kernels interpreted; the result must not depend on that choice.
 
-``dpcount._jit`` runs a kernel's own code in the interpreter for graphs below
+``dpcount.common.jit`` runs a kernel's own code in the interpreter for graphs below
 ``SMALL_GRAPH_PAIRS`` pairs (no compilation on a first call) and compiled above.  These tests
 hold both forms to each other and to every exact method, for every ℓ.
 """

@@ -1,6 +1,6 @@
 """The mechanisms' kernels give bit-identical results interpreted and compiled.
 
-Small inputs run a kernel's code in the interpreter (``dpcount._jit``), larger ones compiled;
+Small inputs run a kernel's code in the interpreter (``dpcount.common.jit``), larger ones compiled;
 a release must not depend on which form ran, so both are compared exactly (no tolerance).
 """
 
