@@ -2,8 +2,12 @@
 
 ``dpcount`` (the graph, readers, shared rules) imports neither ``matching`` nor ``mechanisms``;
 ``matching`` never imports ``mechanisms``.  ``dpcount.cli`` and ``dpcount.spark`` are front ends
-over all three layers and are exempt.  Every import counts, also one inside a function and
-``importlib.import_module("...")`` with a literal name.
+over all three layers and are exempt (Spark until it moves up to ``mechanisms``).  Every import
+counts, also one inside a function and ``importlib.import_module("...")`` with a literal name.
+
+And no module takes another room's private names: ``matching`` and ``mechanisms`` use only
+public names of ``dpcount``, and the rooms of ``dpcount`` (``common``, ``graph``, ``io`` …) only
+each other's public ones.
 """
 
 from __future__ import annotations
@@ -61,6 +65,76 @@ def violations(root: Path) -> list[str]:
 
 def test_layers_import_downwards_only() -> None:
     assert violations(ROOT) == []
+
+
+def _room(module: str) -> str:
+    """The room a module belongs to: a sub-package of ``dpcount``, else its top-level package."""
+    parts = module.split(".")
+    if parts[0] == "dpcount" and len(parts) > 1 and not parts[1].startswith("_"):
+        return ".".join(parts[:2])
+    return parts[0]
+
+
+def _private_owner(module: str, names: list[str]) -> str | None:
+    """The module whose private name an import takes (``a._b`` or ``from a import _b``)."""
+    parts = module.split(".")
+    for k, part in enumerate(parts):
+        if part.startswith("_") and not part.startswith("__"):
+            return ".".join(parts[:k]) or part
+    if any(n.startswith("_") and not n.startswith("__") for n in names):
+        return module
+    return None
+
+
+def private_imports(root: Path, packages: tuple[str, ...] = ("dpcount", "matching", "mechanisms")):
+    """Every import of another room's private module or name, as ``file:line takes name``."""
+    out = []
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            module = module_name(path, root)
+            if module == "dpcount.spark" or module.startswith("dpcount.spark."):
+                continue  # moves up to mechanisms, where mechanisms' own names are its own
+            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+                if isinstance(node, ast.ImportFrom):
+                    target = from_module(node, module, path.name == "__init__.py")
+                    names = [alias.name for alias in node.names]
+                elif isinstance(node, ast.Import):
+                    target, names = "", []
+                    for alias in node.names:
+                        if _private_owner(alias.name, []) is not None:
+                            target = alias.name
+                else:
+                    continue
+                owner = _private_owner(target, names) if target else None
+                if owner is not None and _room(owner) != _room(module):
+                    out.append(f"{path.relative_to(root)}:{node.lineno} takes {target} {names}")
+    return out
+
+
+def test_no_module_takes_another_rooms_private_names() -> None:
+    assert private_imports(ROOT) == []
+
+
+@pytest.mark.parametrize(
+    ("file", "line"),
+    [
+        ("mechanisms/r2t.py", "from dpcount.io._strategy import stream_pairs"),
+        ("matching/flow.py", "from dpcount.graph.labels import label_kind, _is_nan"),
+        ("dpcount/graph/labels.py", "import dpcount.io._sql"),
+        ("dpcount/io/pairs.py", "from dpcount.graph.grouped import _offsets"),
+    ],
+)
+def test_the_check_finds_a_private_import(tmp_path: Path, file: str, line: str) -> None:
+    """Power: one private import added to a copy of the tree is reported."""
+    for package in ("dpcount", "matching", "mechanisms"):
+        for path in (ROOT / package).rglob("*.py"):
+            target = tmp_path / path.relative_to(ROOT)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    changed = tmp_path / file
+    changed.write_text(changed.read_text(encoding="utf-8") + f"\n{line}\n", encoding="utf-8")
+    found = private_imports(tmp_path)
+    assert len(found) == 1 and found[0].startswith(file), found
 
 
 @pytest.mark.parametrize(
