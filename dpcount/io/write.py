@@ -5,8 +5,8 @@ Examples
 >>> import pathlib, tempfile
 >>> g = PersonItemGraph.from_sets({"ann": ["x"]})
 >>> with tempfile.TemporaryDirectory() as folder:
-...     write_pairs(g, pathlib.Path(folder) / "pairs.csv").read_text()
-'person,item\nann,x\n'
+...     write_pairs(g, pathlib.Path(folder) / "pairs.csv").read_text().splitlines()
+['person,item', 'ann,x']
 """
 
 from __future__ import annotations
