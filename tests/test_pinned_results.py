@@ -1,10 +1,10 @@
 """Seeded releases and graph builds pinned to the values the code gave before a refactoring.
 
 Moving code between modules must not change a single release: every value below was computed
-at commit 7fd173a (before the reader and graph code moved into ``dpcount.io`` and
-``dpcount.graph``) and must come out the same after.  A change that alters one of them on
-purpose (a new noise sampler, a different order of draws) updates the value here and says why
-in its commit message.
+at commit 2209615 (before the reader and graph code moved into ``dpcount.io`` and
+``dpcount.graph``; with the exact noise package's streams) and must come out the same after.
+A change that alters one of them on purpose (a new noise sampler, a different order of draws)
+updates the value here and says why in its commit message.
 
 Graphs are pinned by a digest of their arrays and labels (:func:`_digest`); releases by their
 values.  Floating-point values are compared to a relative 1e-9, allowing for a libm that
@@ -108,7 +108,7 @@ RELEASES: dict[str, tuple[Callable[[], Any], Any]] = {
         lambda: [
             int(x) for x in _estimate_ell(mechanisms.dp_distinct_count(_fashion(), 1.0, rng=11))
         ],
-        [16, 1],
+        [14, 1],
     ),
     "dp_distinct_count greedy": (
         lambda: [
@@ -117,13 +117,13 @@ RELEASES: dict[str, tuple[Callable[[], Any], Any]] = {
                 mechanisms.dp_distinct_count(_fashion(), 0.5, counting="greedy", rng=12)
             )
         ],
-        [34, 1],
+        [7, 1],
     ),
-    "r2t": (lambda: mechanisms.r2t(_fashion(), 1.0, max_contribution=64, rng=13).estimate, 46.0),
+    "r2t": (lambda: mechanisms.r2t(_fashion(), 4.0, max_contribution=64, rng=13).estimate, 86),
     "shifted_inverse": (lambda: _shifted_inverse(14), 6.137620051647943),
     "laplace_lower_bound": (
         lambda: mechanisms.laplace_lower_bound(1000, 4, 1.0, 0.05, rng=15).estimate,
-        988.0,
+        989.0,
     ),
     "weighted_gaussian": (lambda: _set_union(set_union.weighted_gaussian, 16), "3dcd50b1afc16341"),
     "dp_sips": (lambda: _set_union(set_union.dp_sips, 17), "58d27d82f9591cd8"),
@@ -136,17 +136,17 @@ RELEASES: dict[str, tuple[Callable[[], Any], Any]] = {
     "grouped_distinct_count, public keys": (
         lambda: _grouped_rows(groups=["a", "b", "c"], rng=20),
         [
-            "GroupRow(group='a', estimate=84, ell=1, scale=4.0)",
-            "GroupRow(group='b', estimate=85, ell=1, scale=4.0)",
-            "GroupRow(group='c', estimate=94, ell=1, scale=4.0)",
+            "GroupRow(group='a', estimate=81, ell=1, scale=4.0)",
+            "GroupRow(group='b', estimate=76, ell=1, scale=4.0)",
+            "GroupRow(group='c', estimate=88, ell=1, scale=4.0)",
         ],
     ),
     "grouped_distinct_count, private keys": (
         lambda: _grouped_rows(delta=1e-6, rng=21),
         [
-            "GroupRow(group='a', estimate=91, ell=1, scale=8.0)",
-            "GroupRow(group='b', estimate=77, ell=1, scale=8.0)",
-            "GroupRow(group='c', estimate=65, ell=1, scale=8.0)",
+            "GroupRow(group='a', estimate=67, ell=1, scale=8.0)",
+            "GroupRow(group='b', estimate=54, ell=1, scale=8.0)",
+            "GroupRow(group='c', estimate=82, ell=1, scale=8.0)",
         ],
     ),
 }
