@@ -17,41 +17,31 @@ DP-SIPS with the adaptive weighting is not available on Spark yet.
 
 The same data and seed give the same capped sets as the local
 :func:`mechanisms.set_union._bounding.cap_contributions_keyed`, and per-item weights equal to
-the local ones bit for bit (:func:`weights_frame`); MAD's rerouted weights agree up to the order
-of floating-point summation.
+the local ones bit for bit (:func:`~dpcount.spark.release.weights_frame`); MAD's rerouted
+weights agree up to the order of floating-point summation.
 """
 
-import math
 from typing import Any
 
 import numpy as np
 
 from dpcount.common.rng import RNGLike, draw_key, spawn
 from dpcount.errors import InvalidParameterError
-from dpcount.spark._frames import as_numpy, collect, explode_ranks, person_items
+from dpcount.spark._frames import as_numpy, collect
 from dpcount.spark.adaptive import mad_weights_frame
-from dpcount.spark.hashing import item_noise, label_key_column, release_key
+from dpcount.spark.hashing import release_key
 from dpcount.spark.ingest import label_array, prepare_pairs, sorted_labels
+from dpcount.spark.release import kept_column, released_labels, weights_frame
 from dpcount.spark.sips import sips_rounds
 from dpcount.validation import check_delta, check_epsilon, check_nonnegative, check_positive_int
 from mechanisms.noise import warn_unsafe
 from mechanisms.privacy_loss import privacy_loss_of
 from mechanisms.registry import names
-from mechanisms.set_union import thresholds
-from mechanisms.set_union._release import Noise
+from mechanisms.set_union.calibration import calibrate
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
-from mechanisms.set_union.weighted import UNIT, contribution_units
 
 __all__ = ["SEQUENTIAL", "release_keys", "set_union"]
 
-#: The one-round mechanisms → (norm of a person's contribution or None for counts, noise).
-#: Which mechanisms run on Spark at all is declared with each one (:mod:`mechanisms.registry`).
-_WEIGHTING: dict[str, tuple[int | None, Noise]] = {
-    "count_laplace": (None, "laplace"),
-    "count_gaussian": (None, "gaussian"),
-    "weighted_laplace": (1, "laplace"),
-    "weighted_gaussian": (2, "gaussian"),
-}
 #: Mechanisms whose weighting is a sequential pass over the persons.
 SEQUENTIAL = ("policy_laplace", "policy_gaussian", "greedy_policy")
 
@@ -71,21 +61,6 @@ def release_keys(rng: RNGLike) -> tuple[np.uint64, bytes]:
     return draw_key(sampling_rng), release_key(noise_rng)
 
 
-def _scale_threshold(mechanism: str, eps: float, dlt: float, delta0: int) -> tuple[float, float]:
-    """Noise scale and ρ exactly as the local mechanisms (mechanisms/set_union/weighted.py)."""
-    norm, noise = _WEIGHTING[mechanism]
-    if norm is None and noise == "laplace":  # ℓ1-sensitivity Δ0 (Gopi Thm A.1)
-        scale = delta0 / eps
-        return scale, thresholds.laplace_threshold(scale, dlt, delta0, novel_weight="unit")
-    if norm is None:  # ℓ2-sensitivity √Δ0 (Gopi Thm A.2)
-        sigma = thresholds.gaussian_sigma(eps, dlt / 2, sensitivity=math.sqrt(delta0))
-        return sigma, thresholds.gaussian_threshold(sigma, dlt, delta0, novel_weight="unit")
-    if noise == "laplace":  # Gopi Thm B.1
-        return 1.0 / eps, thresholds.laplace_threshold(1.0 / eps, dlt, delta0)
-    sigma = thresholds.gaussian_sigma(eps, dlt / 2)  # Gopi Thm B.2
-    return sigma, thresholds.gaussian_threshold(sigma, dlt, delta0)
-
-
 def _check_mechanism(mechanism: str) -> None:
     if mechanism in SEQUENTIAL:
         raise InvalidParameterError(
@@ -98,30 +73,6 @@ def _check_mechanism(mechanism: str) -> None:
         raise InvalidParameterError(
             f"mechanism {mechanism!r} is not available on Spark; choose one of {list(available)}"
         )
-
-
-def weights_frame(pairs: Any, mechanism: str, max_items: int, key: int) -> Any:
-    """Per-item weights ``(i, w)`` of the keyed capped sets, computed in Spark, for every item
-    (weight 0 when no holder keeps it).
-
-    Counts are sums of ones; weighted contributions are the local fixed-point units
-    (:func:`~mechanisms.set_union.weighted.contribution_units`), so the per-item sums are exact
-    integers and equal the local :func:`~mechanisms.set_union.weighted.basic_weights` and
-    :func:`~mechanisms.set_union.weighted.count_weights` bit for bit, whatever the partitioning.
-    One shuffle by person to rank, one by item to sum.
-    """
-    from pyspark.sql import functions as F
-
-    norm = _WEIGHTING[mechanism][0]
-    if norm is None:
-        unit, scale = F.lit(1), 1.0
-    else:
-        units = F.array(*[F.lit(int(u)) for u in contribution_units(max_items, norm)])
-        unit, scale = F.element_at(units, F.least("deg", F.lit(max_items)).cast("int") + 1), UNIT
-    kept_unit = F.when(F.col("r") < max_items, unit).otherwise(F.lit(0)).cast("long")
-    total = F.sum(kept_unit).cast("double") * F.lit(scale)
-    ranked = explode_ranks(person_items(pairs, key, sort_above=max_items))  # every item
-    return ranked.groupBy("i").agg(total.alias("w"))
 
 
 def set_union(
@@ -180,27 +131,26 @@ def set_union(
     delta0 = check_positive_int(max_items, "max_items")
     warn_unsafe("set union", "continuous noise on real weights")
     rounds: tuple[SetUnionRound, ...] = ()
-    noise: Noise = "gaussian"
-    cutoff: float | None = None
     parameters: dict[str, Any] = {"engine": "spark", "sampling": "keyed"}
     weight_vector = None
     if mechanism == "dp_sips":
-        released, rounds, pairs = sips_rounds(
-            data, person, item, eps, dlt, delta0, sips_rounds_count, sips_ratio, rng, drop_nulls
+        calibration = calibrate(
+            "dp_sips", eps, dlt, delta0, rounds=sips_rounds_count, ratio=sips_ratio
         )
-        scale, rho = rounds[-1].scale, rounds[-1].threshold
+        released, rounds, pairs = sips_rounds(
+            data, person, item, delta0, calibration, rng, drop_nulls
+        )
         parameters |= {"rounds": len(rounds), "ratio": float(sips_ratio), "weighting": "basic"}
         labels = sorted_labels(pairs, "i", "item labels")
     elif mechanism == "max_adaptive_degree":
         dm = delta0 if mad_d_max is None else check_positive_int(mad_d_max, "d_max", maximum=delta0)
         beta = check_nonnegative(mad_tau_offset, "tau_offset")
-        scale = thresholds.gaussian_sigma(eps, dlt / 2)  # as the local max_adaptive_degree
-        rho = thresholds.gaussian_threshold(scale, dlt, delta0)
-        cutoff = rho + beta * scale
+        calibration = calibrate("max_adaptive_degree", eps, dlt, delta0, tau_offset=beta)
         sampling_key, noise_key = release_keys(rng)
         pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
-        weights = mad_weights_frame(pairs, delta0, int(sampling_key), dm, cutoff)
-        released = _released(weights, noise_key, noise, scale, rho)
+        tau = float(calibration.cutoff)  # type: ignore[arg-type]
+        weights = mad_weights_frame(pairs, delta0, int(sampling_key), dm, tau)
+        released = released_labels(weights, noise_key, calibration)
         parameters |= {"d_max": dm, "tau_offset": beta}
         labels = sorted_labels(pairs, "i", "item labels")
         if return_weights:
@@ -208,12 +158,11 @@ def set_union(
             weight_vector = np.zeros(labels.size)
             weight_vector[np.searchsorted(labels, as_numpy(table, "i"))] = as_numpy(table, "w")
     else:  # one round whose weights cover every item: labels, choices and weights in one job
-        _, noise = _WEIGHTING[mechanism]
-        scale, rho = _scale_threshold(mechanism, eps, dlt, delta0)
+        calibration = calibrate(mechanism, eps, dlt, delta0)
         sampling_key, noise_key = release_keys(rng)
         pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
         weights = weights_frame(pairs, mechanism, delta0, int(sampling_key))
-        kept = _kept(weights, noise_key, noise, scale, rho).alias("kept")
+        kept = kept_column(weights, noise_key, calibration).alias("kept")
         table = collect(weights.select("i", kept, *(["w"] if return_weights else [])))
         labels = label_array(table.column("i"), "item labels")
         order = np.argsort(labels, kind="stable")
@@ -230,10 +179,10 @@ def set_union(
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
-        noise=noise,
-        scale=float(scale),
-        threshold=float(rho),
-        cutoff=cutoff,
+        noise=calibration.noise,
+        scale=float(calibration.scale),
+        threshold=float(calibration.threshold),
+        cutoff=None if calibration.cutoff is None else float(calibration.cutoff),
         parameters=parameters,
         # The same loss as the local mechanism (from the parameters alone).
         privacy_loss=privacy_loss_of(
@@ -242,24 +191,3 @@ def set_union(
         rounds=rounds,
         weights=weight_vector,
     )
-
-
-def _kept(weights: Any, noise_key: bytes, noise: Noise, scale: float, rho: float) -> Any:
-    """Whether an item is released: held after capping and weight plus noise above ρ (Gopi
-    Alg. 1).  The noise is keyed by the item's label key, on the executors."""
-    import pandas as pd
-    from pyspark.sql import functions as F
-
-    @F.pandas_udf("double")  # type: ignore[call-overload]
-    def noisy(keys: pd.Series, w: pd.Series) -> pd.Series:
-        z = item_noise(keys.to_numpy().view(np.uint64), noise_key, noise, scale)
-        return pd.Series(w.to_numpy() + z)
-
-    held = F.col("w") > 0  # an item nobody contributed to is never a candidate
-    return held & (noisy(label_key_column(weights, "i"), "w") > rho)
-
-
-def _released(weights: Any, noise_key: bytes, noise: Noise, scale: float, rho: float) -> np.ndarray:
-    """Sorted labels of the released items of ``weights`` (only those reach the driver)."""
-    chosen = weights.where(_kept(weights, noise_key, noise, scale, rho)).select("i")
-    return np.sort(label_array(collect(chosen).column("i"), "item labels"))

@@ -4,10 +4,10 @@ R rounds of the distributed weighted Gaussian mechanism; after each round the re
 (public output, O(items) on the driver) are removed from every person's pairs by a broadcast
 anti-join, and the next round samples Δ0 of the remaining items with a fresh keyed hash.  The
 budget split, σ_i, ρ_i and the accounting are those of :func:`mechanisms.set_union.dp_sips`
-(``round_shares``, thresholds module), so the guarantee is the same.
+(one calibration, :func:`mechanisms.set_union.calibration.calibrate`), so the guarantee is
+the same.
 """
 
-import math
 from typing import Any
 
 import numpy as np
@@ -15,9 +15,9 @@ import numpy as np
 from dpcount.common.rng import RNGLike, draw_key, spawn
 from dpcount.spark.hashing import release_key
 from dpcount.spark.ingest import prepare_pairs
-from mechanisms.set_union import thresholds
+from dpcount.spark.release import released_labels, weights_frame
+from mechanisms.set_union.calibration import Calibration
 from mechanisms.set_union.result import SetUnionRound
-from mechanisms.set_union.sips import round_shares
 
 __all__ = ["sips_rounds"]
 
@@ -26,38 +26,36 @@ def sips_rounds(
     data: Any,
     person: str,
     item: str,
-    eps: float,
-    dlt: float,
     delta0: int,
-    rounds: int,
-    ratio: float,
+    calibration: Calibration,
     rng: RNGLike,
     drop_nulls: bool,
 ) -> tuple[np.ndarray, tuple[SetUnionRound, ...], Any]:
-    """Released labels, per-round summaries and the validated pairs of a DP-SIPS run."""
+    """Released labels, per-round summaries and the validated pairs of a DP-SIPS run.
+
+    ``calibration`` is :func:`mechanisms.set_union.calibration.calibrate` of ``"dp_sips"``
+    with basic weighting: the local function's σ_i, ρ_i and δ_i.
+    """
     from pyspark.sql import functions as F
 
-    from dpcount.spark.set_union import _released, weights_frame
-
-    shares = round_shares(rounds, ratio)
-    sigma = thresholds.gaussian_sigma(eps, dlt / 2)  # μ = 1/σ for the whole run
+    n_rounds = len(calibration.rounds)
     _, sampling_rng, noise_rng = spawn(rng, 3)  # the local streams' layout
-    sampling_keys = [draw_key(g) for g in spawn(sampling_rng, shares.size)]
-    noise_keys = [release_key(g) for g in spawn(noise_rng, shares.size)]
+    sampling_keys = [draw_key(g) for g in spawn(sampling_rng, n_rounds)]
+    noise_keys = [release_key(g) for g in spawn(noise_rng, n_rounds)]
     pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False).cache()
     remaining = pairs
     released_all: list[np.ndarray] = []
     info: list[SetUnionRound] = []
-    for share, s_key, n_key in zip(shares, sampling_keys, noise_keys, strict=True):
-        sigma_i = sigma / math.sqrt(share)  # Swanberg et al. budget split, as the local dp_sips
-        delta_novel = share * dlt / 2
-        rho_i = thresholds.gaussian_threshold(sigma_i, 2 * delta_novel, delta0)
+    for plan, s_key, n_key in zip(calibration.rounds, sampling_keys, noise_keys, strict=True):
         weights = weights_frame(remaining, "weighted_gaussian", delta0, int(s_key))
-        released = _released(weights, n_key, "gaussian", sigma_i, rho_i)
+        round_calibration = Calibration("dp_sips", "gaussian", plan.scale, plan.threshold)
+        released = released_labels(weights, n_key, round_calibration)
         if released.size:
             spark = pairs.sparkSession
             gone = spark.createDataFrame([(x,) for x in released.tolist()], ["i"])
             remaining = remaining.join(F.broadcast(gone), on="i", how="left_anti")
         released_all.append(released)
-        info.append(SetUnionRound(sigma_i, rho_i, None, delta_novel, int(released.size)))
+        info.append(
+            SetUnionRound(plan.scale, plan.threshold, None, plan.delta_novel, int(released.size))
+        )
     return np.sort(np.concatenate(released_all)), tuple(info), pairs

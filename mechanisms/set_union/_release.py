@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -26,11 +26,9 @@ from dpcount.validation import (
 )
 from mechanisms import noise as _noise
 from mechanisms.accounting import PrivacyLoss
-from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, sample_contributions
+from mechanisms.set_union.calibration import Calibration, Noise, zcdp_statement
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
-
-Noise = Literal["laplace", "gaussian"]
 
 
 @dataclass(frozen=True)
@@ -64,7 +62,7 @@ def set_union_loss(guarantee: str, noise: Noise, epsilon: float, delta: float) -
     PrivacyLoss(epsilon=1, delta=1e-06, 'weighted Gaussian set union (Gopi et al. 2020, B.2)')
     """
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
-    return PrivacyLoss(eps, dlt, guarantee, zcdp=_zcdp(noise, eps, dlt))
+    return PrivacyLoss(eps, dlt, guarantee, zcdp=zcdp_statement(noise, eps, dlt))
 
 
 def threshold_loss(
@@ -90,20 +88,6 @@ def threshold_loss(
 
 #: What a session fixes for every set-union mechanism: no raw (non-private) weights.
 NO_WEIGHTS = MappingProxyType({"return_weights": False})
-
-
-def _zcdp(noise: Noise, eps: float, dlt: float) -> tuple[float, float]:
-    """(ρ, δ₀): the noise is ρ-zCDP on the items both neighbours hold, the threshold adds δ₀.
-
-    Laplace mechanisms: pure ε-DP noise, ρ = ε²/2 (Bun & Steinke 2016, Prop. 1.4), and all of
-    δ bounds the novel items (Gopi Thm A.1/B.1).  Gaussian ones, DP-SIPS included: σ is the
-    Balle–Wang σ for (ε, δ/2) at sensitivity 1 (count: √Δ0 on both sides), so ρ = 1/(2σ²)
-    (ibid. Prop. 1.6; DP-SIPS: μ = 1/σ over all rounds), and δ/2 bounds the novel items.
-    """
-    if noise == "laplace":
-        return (eps**2 / 2, dlt)
-    sigma = thresholds.gaussian_sigma(eps, dlt / 2)
-    return (1 / (2 * sigma**2), dlt / 2)
 
 
 def streams(rng: RNGLike) -> Streams:
@@ -136,15 +120,11 @@ def release(
 def build_result(
     graph: PersonItemGraph,
     released: np.ndarray,
+    calibration: Calibration,
     *,
-    mechanism: str,
     epsilon: float,
     delta: float,
     max_items: int,
-    noise: Noise,
-    scale: float,
-    threshold: float,
-    cutoff: float | None,
     parameters: Mapping[str, Any],
     privacy_loss: PrivacyLoss,
     rounds: tuple[SetUnionRound, ...] = (),
@@ -155,15 +135,16 @@ def build_result(
     if weights is not None:
         weights = np.array(weights)
         weights.flags.writeable = False
+    cutoff = calibration.cutoff
     return SetUnionResult(
         items=graph.item_labels[ids],
-        mechanism=mechanism,
+        mechanism=calibration.mechanism,
         epsilon=epsilon,
         delta=delta,
         max_items=max_items,
-        noise=noise,
-        scale=float(scale),
-        threshold=float(threshold),
+        noise=calibration.noise,
+        scale=float(calibration.scale),
+        threshold=float(calibration.threshold),
         cutoff=None if cutoff is None else float(cutoff),
         parameters=dict(parameters),
         privacy_loss=privacy_loss,
@@ -172,58 +153,39 @@ def build_result(
     )
 
 
-def single_round(
-    graph: PersonItemGraph,
-    max_items: int,
-    rng: RNGLike,
-    weigh: Callable[[CappedSets, Streams], np.ndarray],
-    noise: Noise,
-    scale: float,
-    threshold: float,
-    sampling: str = "uniform",
-) -> tuple[np.ndarray, np.ndarray]:
-    """Cap contributions, weigh, add noise and threshold; returns (released ids, weights)."""
-    rngs = streams(rng)
-    sets = sample_contributions(
-        graph, CappedSets.from_graph(graph), max_items, rngs.sampling, sampling
-    )
-    weights = weigh(sets, rngs)
-    return release(weights, sets, noise, scale, threshold, rngs.noise), weights
-
-
 def single_round_result(
     graph: PersonItemGraph,
+    calibration: Calibration,
     *,
-    mechanism: str,
     epsilon: float,
     delta: float,
     max_items: int,
     rng: RNGLike,
     weigh: Callable[[CappedSets, Streams], np.ndarray],
-    noise: Noise,
-    scale: float,
-    threshold: float,
     privacy_loss: PrivacyLoss,
-    cutoff: float | None = None,
     parameters: Mapping[str, Any] | None = None,
     return_weights: bool = False,
     sampling: str = "uniform",
 ) -> SetUnionResult:
-    """One weigh–noise–threshold round and its result: the body of every one-round mechanism."""
-    released, weights = single_round(
-        graph, max_items, rng, weigh, noise, scale, threshold, sampling
+    """One weigh–noise–threshold round and its result: the body of every one-round mechanism.
+
+    Caps contributions (Δ0 sampling), weighs, adds the calibrated noise and keeps the items
+    above the threshold (Gopi Alg. 1).
+    """
+    rngs = streams(rng)
+    sets = sample_contributions(
+        graph, CappedSets.from_graph(graph), max_items, rngs.sampling, sampling
     )
+    weights = weigh(sets, rngs)
+    c = calibration
+    released = release(weights, sets, c.noise, c.scale, c.threshold, rngs.noise)
     return build_result(
         graph,
         released,
-        mechanism=mechanism,
+        calibration,
         epsilon=epsilon,
         delta=delta,
         max_items=max_items,
-        noise=noise,
-        scale=scale,
-        threshold=threshold,
-        cutoff=cutoff,
         parameters={**(parameters or {}), "sampling": sampling},
         privacy_loss=privacy_loss,
         weights=weights if return_weights else None,

@@ -31,7 +31,6 @@ from dpcount.common.rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_nonnegative, check_positive_int
 from mechanisms.declaration import register
-from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
 from mechanisms.set_union._release import (
     NO_WEIGHTS,
@@ -39,6 +38,7 @@ from mechanisms.set_union._release import (
     single_round_result,
     threshold_loss,
 )
+from mechanisms.set_union.calibration import calibrate
 from mechanisms.set_union.result import SetUnionResult
 
 __all__ = ["mad_weights", "max_adaptive_degree", "reroute_fraction"]
@@ -209,22 +209,17 @@ def max_adaptive_degree(
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     dm = delta0 if d_max is None else check_positive_int(d_max, "d_max", maximum=delta0)
     beta = check_nonnegative(tau_offset, "tau_offset")
-    sigma = thresholds.gaussian_sigma(eps, dlt / 2)
-    rho = thresholds.gaussian_threshold(sigma, dlt, delta0)
-    tau = rho + beta * sigma
+    calibration = calibrate("max_adaptive_degree", eps, dlt, delta0, tau_offset=beta)
+    tau = float(calibration.cutoff)  # type: ignore[arg-type]
     return single_round_result(
         graph,
-        mechanism="max_adaptive_degree",
+        calibration,
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
         rng=rng,
         sampling=sampling,
         weigh=lambda sets, _: mad_weights(sets, dm, tau),
-        noise="gaussian",
-        scale=sigma,
-        threshold=rho,
-        cutoff=tau,
         parameters={"d_max": dm, "tau_offset": beta},
         privacy_loss=max_adaptive_degree_loss(eps, dlt),
         return_weights=return_weights,

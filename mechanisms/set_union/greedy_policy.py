@@ -25,6 +25,7 @@ hold both items.  Without user ``i`` they fill item 1, with user ``i`` they fill
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import numpy as np
@@ -35,13 +36,13 @@ from dpcount.errors import InvalidParameterError, PrivacyLeakWarning
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_nonnegative
 from mechanisms.accounting import PrivacyLoss
-from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, random_order
 from mechanisms.set_union._release import (
     Streams,
     check_common,
     single_round_result,
 )
+from mechanisms.set_union.calibration import calibrate
 from mechanisms.set_union.result import SetUnionResult
 
 __all__ = ["greedy_policy", "greedy_policy_weights"]
@@ -148,9 +149,11 @@ def greedy_policy(
         PrivacyLeakWarning,
         stacklevel=2,
     )
-    scale = 1.0 / eps
-    rho = thresholds.laplace_threshold(scale, dlt, delta0)
-    cutoff = rho + a * scale
+    # Policy Laplace's numbers (the name says which are borrowed; the result is not private).
+    calibration = dataclasses.replace(
+        calibrate("policy_laplace", eps, dlt, delta0, alpha=a), mechanism="greedy_policy"
+    )
+    cutoff = float(calibration.cutoff)  # type: ignore[arg-type]
 
     def weigh(sets: CappedSets, rngs: Streams) -> np.ndarray:
         order = random_order(sets.n_persons, rngs.order)
@@ -158,16 +161,12 @@ def greedy_policy(
 
     return single_round_result(
         graph,
-        mechanism="greedy_policy",
+        calibration,
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
         rng=rng,
         weigh=weigh,
-        noise="laplace",
-        scale=scale,
-        threshold=rho,
-        cutoff=cutoff,
         parameters={"alpha": a},
         privacy_loss=PrivacyLoss.non_private("greedy policy, unbounded sensitivity (Gopi App. C)"),
         return_weights=return_weights,

@@ -31,7 +31,6 @@ from dpcount.common.rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_nonnegative
 from mechanisms.declaration import register
-from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets, keyed_hash_order, random_order
 from mechanisms.set_union._release import (
     NO_WEIGHTS,
@@ -40,6 +39,7 @@ from mechanisms.set_union._release import (
     single_round_result,
     threshold_loss,
 )
+from mechanisms.set_union.calibration import calibrate
 from mechanisms.set_union.result import SetUnionResult
 
 __all__ = ["l1_descent_weights", "l2_descent_weights", "policy_gaussian", "policy_laplace"]
@@ -271,23 +271,18 @@ def policy_laplace(
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     a = check_nonnegative(alpha, "alpha")
-    scale = 1.0 / eps
-    rho = thresholds.laplace_threshold(scale, dlt, delta0)
-    cutoff = rho + a * scale  # Gopi Alg. 4: Γ = ρ_Lap + α·λ
+    calibration = calibrate("policy_laplace", eps, dlt, delta0, alpha=a)
+    cutoff = float(calibration.cutoff)  # type: ignore[arg-type]  # Gopi Alg. 4: Γ = ρ + α·b
     labels = _labels_for_order(graph, user_order)
     return single_round_result(
         graph,
-        mechanism="policy_laplace",
+        calibration,
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
         rng=rng,
         sampling=sampling,
         weigh=lambda sets, rngs: _l1_weigh(sets, rngs, cutoff, labels),
-        noise="laplace",
-        scale=scale,
-        threshold=rho,
-        cutoff=cutoff,
         parameters={"alpha": a, "user_order": user_order},
         privacy_loss=policy_laplace_loss(eps, dlt),
         return_weights=return_weights,
@@ -357,23 +352,18 @@ def policy_gaussian(
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     a = check_nonnegative(alpha, "alpha")
-    sigma = thresholds.gaussian_sigma(eps, dlt / 2)
-    rho = thresholds.gaussian_threshold(sigma, dlt, delta0)
-    cutoff = rho + a * sigma
+    calibration = calibrate("policy_gaussian", eps, dlt, delta0, alpha=a)
+    cutoff = float(calibration.cutoff)  # type: ignore[arg-type]  # Gopi Alg. 6: Γ = ρ + α·σ
     labels = _labels_for_order(graph, user_order)
     return single_round_result(
         graph,
-        mechanism="policy_gaussian",
+        calibration,
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
         rng=rng,
         sampling=sampling,
         weigh=lambda sets, rngs: _l2_weigh(sets, rngs, cutoff, labels),
-        noise="gaussian",
-        scale=sigma,
-        threshold=rho,
-        cutoff=cutoff,
         parameters={"alpha": a, "user_order": user_order},
         privacy_loss=policy_gaussian_loss(eps, dlt),
         return_weights=return_weights,

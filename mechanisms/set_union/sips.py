@@ -15,16 +15,13 @@ Examples
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dpcount.common.rng import RNGLike, spawn
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_choice, check_epsilon, check_nonnegative, check_positive_int
+from dpcount.validation import check_choice, check_nonnegative, check_positive_int
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.declaration import register
-from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import SAMPLINGS, CappedSets, remove_items, sample_contributions
 from mechanisms.set_union._release import (
     NO_WEIGHTS,
@@ -35,31 +32,16 @@ from mechanisms.set_union._release import (
     streams,
 )
 from mechanisms.set_union.adaptive import mad_weights
+from mechanisms.set_union.calibration import (
+    MAX_ROUNDS,
+    WEIGHTINGS,
+    calibrate,
+    round_shares,
+)
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
 from mechanisms.set_union.weighted import basic_weights
 
 __all__ = ["dp_sips", "round_shares"]
-
-#: The weightings of a round: weighted Gaussian (Gopi Alg. 8) or the adaptive one (MAD).
-WEIGHTINGS = ("basic", "mad")
-#: Most rounds dp_sips runs (each is a full pass over the data; the paper uses R ≤ 10).
-MAX_ROUNDS = 1000
-
-
-def round_shares(rounds: int, ratio: float) -> np.ndarray:
-    """Budget share of each round, ∝ ratio^(R−1−i) for i = 0..R−1 (docs/algorithms.md §6).
-
-    With ratio < 1 the last round gets the most.  Shares sum to 1.
-
-    Examples
-    --------
-    >>> round_shares(2, 1.0).tolist()
-    [0.5, 0.5]
-    """
-    r = check_positive_int(rounds, "rounds", maximum=MAX_ROUNDS)
-    q = check_epsilon(ratio, "ratio")  # finite and > 0
-    raw = q ** np.arange(r - 1, -1, -1, dtype=float)
-    return raw / raw.sum()
 
 
 def dp_sips_loss(
@@ -160,64 +142,58 @@ def dp_sips(
     (2, 3)
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
-    shares = round_shares(rounds, ratio)
     kind = check_choice(weighting, "weighting", WEIGHTINGS)
     check_choice(sampling, "sampling", SAMPLINGS)
     dm = delta0 if d_max is None else check_positive_int(d_max, "d_max", maximum=delta0)
     beta = check_nonnegative(tau_offset, "tau_offset")
-
-    sigma = thresholds.gaussian_sigma(eps, dlt / 2)  # μ = 1/σ for the whole run
-    if thresholds.balle_wang_delta(sigma, eps) > dlt / 2 * (1 + 1e-9):
-        raise AssertionError("composed Gaussian DP does not meet δ/2")  # pragma: no cover
+    calibration = calibrate(
+        "dp_sips", eps, dlt, delta0, rounds=rounds, ratio=ratio, weighting=kind, tau_offset=beta
+    )
     rngs = streams(rng)
-    sampling_rngs = spawn(rngs.sampling, shares.size)  # one independent stream per round
-    noise_rngs = spawn(rngs.noise, shares.size)
+    n_rounds = len(calibration.rounds)
+    sampling_rngs = spawn(rngs.sampling, n_rounds)  # one independent stream per round
+    noise_rngs = spawn(rngs.noise, n_rounds)
 
     remaining = CappedSets.from_graph(graph)
     released_all: list[np.ndarray] = []
     round_info: list[SetUnionRound] = []
     round_weights: list[np.ndarray] = []
-    for share, sampling_rng, noise_rng in zip(shares, sampling_rngs, noise_rngs, strict=True):
-        sigma_i = sigma / math.sqrt(share)
-        delta_novel = share * dlt / 2
-        # The weighted-Gaussian ρ for "δ" = 2·δ_i bounds the novel-release probability by δ_i.
-        rho_i = thresholds.gaussian_threshold(sigma_i, 2 * delta_novel, delta0)
-        tau_i = rho_i + beta * sigma_i
+    for plan, sampling_rng, noise_rng in zip(
+        calibration.rounds, sampling_rngs, noise_rngs, strict=True
+    ):
         sets = sample_contributions(graph, remaining, delta0, sampling_rng, sampling)
-        weights = basic_weights(sets, 2) if kind == "basic" else mad_weights(sets, dm, tau_i)
-        released = release(weights, sets, "gaussian", sigma_i, rho_i, noise_rng)
+        if kind == "basic":
+            weights = basic_weights(sets, 2)
+        else:
+            weights = mad_weights(sets, dm, float(plan.cutoff))  # type: ignore[arg-type]
+        released = release(weights, sets, "gaussian", plan.scale, plan.threshold, noise_rng)
         remaining = remove_items(remaining, released)
         released_all.append(released)
         round_weights.append(weights)
         round_info.append(
             SetUnionRound(
-                scale=sigma_i,
-                threshold=rho_i,
-                cutoff=tau_i if kind == "mad" else None,
-                delta_novel=delta_novel,
+                scale=plan.scale,
+                threshold=plan.threshold,
+                cutoff=plan.cutoff,
+                delta_novel=plan.delta_novel,
                 released=int(released.size),
             )
         )
-    last = round_info[-1]
     return build_result(
         graph,
         np.concatenate(released_all),
-        mechanism="dp_sips",
+        calibration,
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
-        noise="gaussian",
-        scale=last.scale,
-        threshold=last.threshold,
-        cutoff=last.cutoff,
         parameters={
             "sampling": sampling,
-            "rounds": shares.size,
+            "rounds": n_rounds,
             "ratio": float(ratio),
             "weighting": kind,
             **({"d_max": dm, "tau_offset": beta} if kind == "mad" else {}),
         },
-        privacy_loss=dp_sips_loss(eps, dlt, rounds=shares.size, weighting=kind),
+        privacy_loss=dp_sips_loss(eps, dlt, rounds=n_rounds, weighting=kind),
         rounds=tuple(round_info),
         weights=np.vstack(round_weights) if return_weights else None,
     )

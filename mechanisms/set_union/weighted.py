@@ -20,15 +20,12 @@ Examples
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from dpcount.common.jit import SMALL_PAIRS, kernel
 from dpcount.common.rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from mechanisms.declaration import register
-from mechanisms.set_union import thresholds
 from mechanisms.set_union._bounding import CappedSets
 from mechanisms.set_union._release import (
     NO_WEIGHTS,
@@ -36,6 +33,7 @@ from mechanisms.set_union._release import (
     single_round_result,
     threshold_loss,
 )
+from mechanisms.set_union.calibration import calibrate
 from mechanisms.set_union.result import SetUnionResult
 
 __all__ = [
@@ -193,20 +191,15 @@ def count_laplace(
     ['x']
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
-    scale = delta0 / eps
-    rho = thresholds.laplace_threshold(scale, dlt, delta0, novel_weight="unit")
     return single_round_result(
         graph,
-        mechanism="count_laplace",
+        calibrate("count_laplace", eps, dlt, delta0),
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
         rng=rng,
         sampling=sampling,
         weigh=lambda sets, _: count_weights(sets),
-        noise="laplace",
-        scale=scale,
-        threshold=rho,
         privacy_loss=count_laplace_loss(eps, dlt),
         return_weights=return_weights,
     )
@@ -268,20 +261,15 @@ def count_gaussian(
     1
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
-    sigma = thresholds.gaussian_sigma(eps, dlt / 2, sensitivity=math.sqrt(delta0))
-    rho = thresholds.gaussian_threshold(sigma, dlt, delta0, novel_weight="unit")
     return single_round_result(
         graph,
-        mechanism="count_gaussian",
+        calibrate("count_gaussian", eps, dlt, delta0),
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
         rng=rng,
         sampling=sampling,
         weigh=lambda sets, _: count_weights(sets),
-        noise="gaussian",
-        scale=sigma,
-        threshold=rho,
         privacy_loss=count_gaussian_loss(eps, dlt),
         return_weights=return_weights,
     )
@@ -342,20 +330,15 @@ def weighted_laplace(
     ['x', 'y']
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
-    scale = 1.0 / eps
-    rho = thresholds.laplace_threshold(scale, dlt, delta0)
     return single_round_result(
         graph,
-        mechanism="weighted_laplace",
+        calibrate("weighted_laplace", eps, dlt, delta0),
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
         rng=rng,
         sampling=sampling,
         weigh=lambda sets, _: basic_weights(sets, 1),
-        noise="laplace",
-        scale=scale,
-        threshold=rho,
         privacy_loss=weighted_laplace_loss(eps, dlt),
         return_weights=return_weights,
     )
@@ -418,20 +401,15 @@ def weighted_gaussian(
     (1, 3.8841)
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
-    sigma = thresholds.gaussian_sigma(eps, dlt / 2)
-    rho = thresholds.gaussian_threshold(sigma, dlt, delta0)
     return single_round_result(
         graph,
-        mechanism="weighted_gaussian",
+        calibrate("weighted_gaussian", eps, dlt, delta0),
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
         rng=rng,
         sampling=sampling,
         weigh=lambda sets, _: basic_weights(sets, 2),
-        noise="gaussian",
-        scale=sigma,
-        threshold=rho,
         privacy_loss=weighted_gaussian_loss(eps, dlt),
         return_weights=return_weights,
     )

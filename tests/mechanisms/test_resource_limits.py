@@ -12,6 +12,7 @@ from dpcount import PersonItemGraph
 from dpcount.errors import InvalidParameterError
 from mechanisms import dp_sips, grouped_distinct_count, r2t, set_union, shifted_inverse
 from mechanisms.inverse import lp_inverse
+from mechanisms.set_union.calibration import MECHANISMS
 from mechanisms.shifted_inverse import MAX_TAU, plan_shifted_inverse
 
 GRAPH = PersonItemGraph.from_sets({f"p{k}": {k, k + 1, 99} for k in range(30)})
@@ -72,18 +73,6 @@ def test_huge_bounds_that_need_no_array_run_fast() -> None:
         )
     )
     assert peak < 20 * MiB and seconds < 2.0
-
-
-MECHANISMS = (
-    "count_laplace",
-    "count_gaussian",
-    "weighted_laplace",
-    "weighted_gaussian",
-    "policy_laplace",
-    "policy_gaussian",
-    "max_adaptive_degree",
-    "dp_sips",
-)
 
 
 @pytest.mark.parametrize("name", MECHANISMS)
