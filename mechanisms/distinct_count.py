@@ -4,6 +4,9 @@ The mechanism spends ε/2 to choose a contribution bound ℓ̂ ∈ {1, …, ℓ_
 utilities q_ℓ = DC(D;ℓ) − (2ℓ/ε)·ln(1/(2β)) (sensitivity ℓ), and ε/2 to release
 ν̂ = DC(D;ℓ̂) + Lap(2ℓ̂/ε) − shift, where the shift is the full (1 − β) quantile of the noise
 (Algorithm 1 lines 11–14; for exact discrete noise the discrete tail of docs/algorithms.md §3).
+A **public** ℓ – ``ell=`` fixed before seeing the data, e.g. a contribution cap known from the
+schema, or ``ell_max=1`` where there is only one candidate – needs no choice: nothing is spent on
+GEM and the whole ε goes to the count, ν̂ = DC(D;ℓ) + Lap(ℓ/ε) − shift (Eq. 3 and 4).
 ``counting`` picks how DC(D;ℓ) is computed: ``"matching"`` (exact, Algorithm 1), ``"greedy"``
 (Algorithm 2, linear time) or ``"sampling"`` (the baseline of §4.2, each person keeps ℓ random
 items).  All three have sensitivity ℓ, so all three are ε-DP.
@@ -78,12 +81,14 @@ __all__ = [
     "DENSE_ELL_MAX",
     "NOISE_MODES",
     "PRIVATE_SELECTIONS",
+    "PUBLIC_SELECTION",
     "SELECTIONS",
     "DistinctCountResult",
     "curve_length",
     "distinct_count_loss",
     "dp_distinct_count",
     "dp_distinct_count_from_curve",
+    "public_ell",
 ]
 
 Counting = Literal["matching", "greedy", "sampling"]
@@ -100,6 +105,8 @@ _COUNTING_NAME = {
 #: Private selections (GEM with either sampler) followed by the paper's comparison points.
 PRIVATE_SELECTIONS: tuple[str, ...] = ("gem", "gem_permute_and_flip")
 SELECTIONS: tuple[str, ...] = (*PRIVATE_SELECTIONS, "max_utility", "max_degree", "percentile")
+#: The ``selection`` a result records when ℓ was public (``ell=``, or ``ell_max=1``): no choice.
+PUBLIC_SELECTION = "public"
 NOISE_MODES: tuple[str, ...] = ("exact", "float")
 #: The degree percentile of ``selection="percentile"`` (Knop & Steinke §4.2, Tables 4–7).
 DEGREE_PERCENTILE = 90.0
@@ -118,16 +125,22 @@ class DistinctCountResult(Release):
         ν̂: with probability ≥ 1 − β (over the mechanism's randomness) the data holds at least
         this many distinct items.  An ``int`` with exact noise; may be negative on tiny data.
     ell
-        ℓ̂, the contribution bound used (selected privately unless ``selection`` is a
-        comparison point).
-    epsilon, beta, ell_max, counting, selection, noise
+        ℓ̂, the contribution bound used: selected privately, public (``selection ==
+        "public"``), or taken from the data by a comparison point.
+    epsilon, beta, counting, noise
         The parameters of the call.
+    ell_max
+        The largest candidate ℓ (with a public ℓ, that ℓ itself).
+    selection
+        How ℓ was chosen: ``"gem"``/``"gem_permute_and_flip"`` (private, ε/2), ``"public"``
+        (given or the only candidate; nothing spent) or a non-private comparison point.
     secure
         ``False`` when floating-point noise was used (experiments only).
     privacy_loss
         The (ε, δ) spent; ε = ∞ for the non-private comparison points.
     scale
-        Scale of the Laplace noise added to DC(D;ℓ̂) (≥ ℓ̂/ε_count, ε_count = ε/2 for GEM).
+        Scale of the Laplace noise added to DC(D;ℓ̂) (≥ ℓ̂/ε_count: ε_count = ε/2 after GEM,
+        ε with a public ℓ).
     shift
         The (1 − β) noise quantile subtracted (a function of ℓ̂, ε, β only).
     curve, utilities, probabilities, count_at_ell
@@ -187,7 +200,13 @@ class DistinctCountResult(Release):
             f"ℓ = {self.ell} item{'s' if self.ell != 1 else ''}; {noise} noise of scale "
             f"{self.scale:.4g}, shift {self.shift:.4g}."
         )
-        if self.privacy_loss.is_private:
+        if self.selection == PUBLIC_SELECTION:
+            first = (
+                f"With probability ≥ {level} the data holds at least {count} distinct "
+                f"items{raw}; ε = {self.epsilon:g} spent, all on the count (ℓ = {self.ell} was "
+                "fixed in advance, so nothing was spent choosing it)."
+            )
+        elif self.privacy_loss.is_private:
             sampler = "" if self.selection == "gem" else " (permute-and-flip)"
             first = (
                 f"With probability ≥ {level} the data holds at least {count} distinct "
@@ -300,6 +319,7 @@ def dp_distinct_count_from_curve(
     *,
     beta: float = DEFAULT_BETA,
     ell_max: int = 100,
+    ell: int | None = None,
     counting: Counting = "matching",
     selection: SelectionRule = "gem",
     noise: NoiseMode = "exact",
@@ -313,13 +333,13 @@ def dp_distinct_count_from_curve(
     ----------
     curve
         DC(D;ℓ) for ℓ = 1..L as returned by :func:`matching.dc_curve` on the graph, with the
-        method that ``counting`` names and L ≥ :func:`curve_length`.  **The guarantees hold
+        method that ``counting`` names and L ≥ :func:`curve_length` (of ``ell`` when given).  **The guarantees hold
         only if the curve was computed from the data by that method**; a sampling curve must
         be freshly drawn for every release.
     degrees
         The persons' item counts (``graph.degrees()``); read only by the degree-based
         comparison points.
-    epsilon, beta, ell_max, counting, selection, noise, diagnostics
+    epsilon, beta, ell_max, ell, counting, selection, noise, diagnostics
         As in :func:`dp_distinct_count`.
     selection_rng, noise_rng
         Independent streams for choosing ℓ and for the Laplace noise.
@@ -343,7 +363,10 @@ def dp_distinct_count_from_curve(
     eps, b, ell_max = _check_parameters(
         epsilon, beta, ell_max, counting, selection, noise, bool(diagnostics)
     )
-    curve_arr, degrees_arr = _check_curve(curve, degrees, ell_max, selection)
+    fixed = public_ell(ell, ell_max, selection)
+    curve_arr, degrees_arr = _check_curve(
+        curve, degrees, ell_max if fixed is None else fixed, selection
+    )
     _warn(noise, selection, "dp_distinct_count_from_curve")
     return _release(
         curve_arr,
@@ -357,6 +380,7 @@ def dp_distinct_count_from_curve(
         selection_rng,
         noise_rng,
         bool(diagnostics),
+        fixed,
     )
 
 
@@ -397,20 +421,17 @@ def _warn(noise: str, selection: str, where: str) -> None:
         )
 
 
-def _release(
+def _choose_ell(
     curve_arr: np.ndarray,
     degrees_arr: np.ndarray,
     eps: float,
     b: float,
     ell_max: int,
-    counting: str,
     selection: str,
-    noise: str,
     selection_rng: RNGLike,
-    noise_rng: RNGLike,
     diagnostics: bool,
-) -> DistinctCountResult:
-    """Algorithm 1 lines 10–14 on checked inputs (the curve is DC(D;ℓ), ℓ = 1..)."""
+) -> tuple[int, float, np.ndarray, np.ndarray, np.ndarray | None]:
+    """Algorithm 1 lines 10–13: ℓ̂, the count's ε, the padded curve, the utilities, GEM's law."""
     private = selection in PRIVATE_SELECTIONS
     # Algorithm 1: ε/2 for GEM, ε/2 for the count.  A non-private selection spends nothing,
     # so its count gets all of ε (as in the paper's comparison points, module docstring).
@@ -435,8 +456,38 @@ def _release(
         ell = 1 + int(np.argmax(utilities))  # the smallest maximiser (q falls past the head)
     else:
         ell = _degree_ell(degrees_arr, selection)
+    return ell, count_eps, curve_arr, utilities, probabilities
 
-    value = int(curve_arr[min(ell, curve_arr.size) - 1])
+
+def _release(
+    curve_arr: np.ndarray,
+    degrees_arr: np.ndarray,
+    eps: float,
+    b: float,
+    ell_max: int,
+    counting: str,
+    selection: str,
+    noise: str,
+    selection_rng: RNGLike,
+    noise_rng: RNGLike,
+    diagnostics: bool,
+    fixed: int | None = None,
+) -> DistinctCountResult:
+    """Algorithm 1 lines 10–14 on checked inputs (the curve is DC(D;ℓ), ℓ = 1..).
+
+    ``fixed`` is a public ℓ (:func:`public_ell`): no choice, the count gets all of ε.
+    """
+    utilities: np.ndarray | None = None
+    probabilities: np.ndarray | None = None
+    if fixed is None:
+        ell, count_eps, curve_arr, utilities, probabilities = _choose_ell(
+            curve_arr, degrees_arr, eps, b, ell_max, selection, selection_rng, diagnostics
+        )
+    else:
+        # Eq. 3 and 4: with ℓ fixed in advance, DC(D;ℓ) + Lap(ℓ/ε) is ε-DP by itself.
+        ell, count_eps, ell_max, selection = fixed, eps, fixed, PUBLIC_SELECTION
+
+    value = int(curve_arr[min(ell, curve_arr.size) - 1])  # the curve is flat past its end
     if noise == "exact":
         release = laplace_lower_bound(value, ell, count_eps, b, noise="exact", rng=noise_rng)
         estimate: int | float = int(release.estimate)
@@ -456,34 +507,72 @@ def _release(
         selection=selection,
         noise=noise,
         secure=noise == "exact",
-        privacy_loss=distinct_count_loss(eps, counting=counting, selection=selection),
+        privacy_loss=distinct_count_loss(
+            eps, counting=counting, selection=selection if fixed is None else "gem", ell=fixed
+        ),
         scale=scale,
         shift=shift,
         curve=_readonly(curve_arr.astype(np.int64)) if diagnostics else None,
-        utilities=_readonly(utilities) if diagnostics else None,
+        utilities=_readonly(utilities) if diagnostics and utilities is not None else None,
         probabilities=_readonly(probabilities) if probabilities is not None else None,
         count_at_ell=value if diagnostics else None,
     )
 
 
+def public_ell(ell: int | None, ell_max: int, selection: str) -> int | None:
+    """The ℓ fixed before seeing the data, or ``None`` when a selection is to choose it.
+
+    ``ell`` is a public ℓ; without it, ``ell_max = 1`` leaves a private selection a single
+    candidate, which is no choice either.  Both spend nothing on choosing ℓ.
+
+    Examples
+    --------
+    >>> public_ell(None, 100, "gem"), public_ell(None, 1, "gem"), public_ell(4, 100, "gem")
+    (None, 1, 4)
+    """
+    if ell is None:
+        return 1 if ell_max == 1 and selection in PRIVATE_SELECTIONS else None
+    fixed = check_positive_int(ell, "ell", maximum=MAX_ELL)
+    if selection != "gem":
+        raise InvalidParameterError(
+            f"selection={selection!r} chooses ℓ from the data, but ell={fixed} fixes it: "
+            "pass one of them"
+        )
+    return fixed
+
+
 def distinct_count_loss(
-    epsilon: float, *, counting: str = "matching", selection: str = "gem"
+    epsilon: float,
+    *,
+    counting: str = "matching",
+    selection: str = "gem",
+    ell: int | None = None,
+    ell_max: int = 100,
 ) -> PrivacyLoss:
     """The privacy loss of :func:`dp_distinct_count` from its parameters alone (no data).
 
-    ε/2 for GEM's choice of ℓ plus ε/2 for the count (Algorithm 1); ε = ∞ for the non-private
-    comparison selections, whose count alone is ε-DP (module docstring).
+    ε/2 for GEM's choice of ℓ plus ε/2 for the count (Algorithm 1); with a public ℓ
+    (:func:`public_ell`: ``ell=``, or ``ell_max=1``) nothing for the choice and ε for the count;
+    ε = ∞ for the non-private comparison selections, whose count alone is ε-DP (module
+    docstring).
 
     Examples
     --------
     >>> distinct_count_loss(1.0)
     PrivacyLoss(epsilon=1, delta=0, 'DPDistinctCount (matching, gem)')
+    >>> [part.epsilon for part in distinct_count_loss(1.0, ell=3).parts]
+    [0.0, 1.0]
     >>> distinct_count_loss(1.0, selection="max_degree").is_private
     False
     """
     eps = check_epsilon(epsilon)
     check_choice(counting, "counting", COUNTINGS)
     check_choice(selection, "selection", SELECTIONS)
+    fixed = public_ell(ell, check_positive_int(ell_max, "ell_max", maximum=MAX_ELL), selection)
+    if fixed is not None:
+        choose = PrivacyLoss(0.0, description=f"public ℓ = {fixed}: nothing to choose")
+        count = PrivacyLoss(eps, description=f"Laplace count DC(D;{fixed}) ({counting})")
+        return choose.compose(count, description=f"DPDistinctCount ({counting}, public ℓ)")
     if selection in PRIVATE_SELECTIONS:
         choose = PrivacyLoss(eps / 2, description=f"GEM choice of ℓ ({selection})")
         count = PrivacyLoss(eps / 2, description=f"Laplace count DC(D;ℓ̂) ({counting})")
@@ -515,6 +604,7 @@ def dp_distinct_count(
     *,
     beta: float = DEFAULT_BETA,
     ell_max: int = 100,
+    ell: int | None = None,
     counting: Counting = "matching",
     selection: SelectionRule = "gem",
     noise: NoiseMode = "exact",
@@ -536,6 +626,13 @@ def dp_distinct_count(
         Largest contribution bound GEM may choose (a positive integer up to 2³¹ − 1; the paper
         uses 100).  Memory is O(min(ℓ_max, largest degree)): past the largest degree the
         utilities are a line that GEM samples in closed form (:mod:`mechanisms.gem_tail`).
+        ``ell_max=1`` leaves one candidate: ℓ = 1 is then public, as with ``ell=1``.
+    ell
+        A **public** contribution bound, fixed without looking at the data (e.g. a cap the
+        schema guarantees: one review per person per product).  Nothing is spent choosing it:
+        the whole ε goes to the count, Laplace scale ℓ/ε instead of 2ℓ̂/ε, and the result
+        records ``selection="public"``.  ``ell_max`` is not used; ``selection`` must stay at
+        its default.
     counting
         ``"matching"`` (Algorithm 1, exact DC(D;ℓ) by maximum matching), ``"greedy"``
         (Algorithm 2, linear time, a 2-approximation) or ``"sampling"`` (each person keeps ℓ
@@ -564,8 +661,9 @@ def dp_distinct_count(
     ------
     InvalidParameterError
         For ε not finite and > 0, β ∉ (0, ½), ℓ_max not a positive integer ≤ 2³¹ − 1, an
-        unknown counting/selection/noise, a ``graph`` that is not a PersonItemGraph, or
-        ℓ_max > :data:`DENSE_ELL_MAX` with ``"gem_permute_and_flip"`` or ``diagnostics=True``.
+        unknown counting/selection/noise, a ``graph`` that is not a PersonItemGraph,
+        ℓ_max > :data:`DENSE_ELL_MAX` with ``"gem_permute_and_flip"`` or ``diagnostics=True``,
+        ``ell`` not a positive integer ≤ 2³¹ − 1, or ``ell`` with a ``selection``.
 
     See Also
     --------
@@ -585,7 +683,10 @@ def dp_distinct_count(
     **Privacy:** ε-DP under adding or removing one person with all their items: DC(D;ℓ), its
     greedy and its sampling approximation all have sensitivity ℓ (Lemma A.1; Thm 1.2; for
     sampling with the per-person randomness fixed), GEM is ε/2-DP and the Laplace release
-    ε/2-DP, so basic composition gives ε.  An empty graph is valid and just as private.
+    ε/2-DP, so basic composition gives ε.  With a public ℓ (``ell=``, or ``ell_max=1``) there
+    is no selection: DC(D;ℓ) + Lap(ℓ/ε) is ε-DP by itself (Eq. 3), and the shift (ℓ/ε)·ln(1/(2β))
+    (Eq. 4; the discrete tail for discrete noise) keeps the bound.  An empty graph is valid and
+    just as private.
 
     **Accuracy:** P[ν̂ ≤ DC(D)] ≥ 1 − β for every counting (Theorems 1.1, 1.2).  If nobody
     holds more than ℓ* ≤ ℓ_max items, then with probability ≥ 1 − 3β
@@ -605,15 +706,23 @@ def dp_distinct_count(
     >>> r = dp_distinct_count(g, epsilon=2.0, ell_max=3, rng=1)
     >>> r.epsilon, r.counting, r.selection, r.noise, r.secure, isinstance(r.estimate, int)
     (2.0, 'matching', 'gem', 'exact', True, True)
+
+    A public ℓ (here each person holds at most 2 items by construction) spends all of ε on
+    the count:
+
+    >>> r = dp_distinct_count(g, epsilon=2.0, ell=2, rng=1)
+    >>> r.ell, r.selection, r.scale, r.privacy_loss.parts[0].epsilon
+    (2, 'public', 1.0, 0.0)
     """
     eps, b, ell_max = _check_parameters(
         epsilon, beta, ell_max, counting, selection, noise, bool(diagnostics)
     )
+    fixed = public_ell(ell, ell_max, selection)
     check_graph(graph)
     _warn(noise, selection, "dp_distinct_count")
     selection_rng, noise_rng, curve_rng = spawn(rng, 3)
     degrees = graph.degrees()
-    length = curve_length(degrees, ell_max, selection)
+    length = curve_length(degrees, ell_max if fixed is None else fixed, selection)
     method = _CURVE_METHOD[counting]
     curve = matching.dc_curve(
         graph, length, method=method, rng=curve_rng if counting == "sampling" else None
@@ -630,4 +739,5 @@ def dp_distinct_count(
         selection_rng,
         noise_rng,
         bool(diagnostics),
+        fixed,
     )
