@@ -88,6 +88,7 @@ __all__ = [
     "distinct_count_loss",
     "dp_distinct_count",
     "dp_distinct_count_from_curve",
+    "gem_ell",
     "public_ell",
 ]
 
@@ -333,9 +334,9 @@ def dp_distinct_count_from_curve(
     ----------
     curve
         DC(D;ℓ) for ℓ = 1..L as returned by :func:`matching.dc_curve` on the graph, with the
-        method that ``counting`` names and L ≥ :func:`curve_length` (of ``ell`` when given).  **The guarantees hold
-        only if the curve was computed from the data by that method**; a sampling curve must
-        be freshly drawn for every release.
+        method that ``counting`` names and L ≥ :func:`curve_length` (of ``ell`` when given).
+        **The guarantees hold only if the curve was computed from the data by that method**;
+        a sampling curve must be freshly drawn for every release.
     degrees
         The persons' item counts (``graph.degrees()``); read only by the degree-based
         comparison points.
@@ -421,6 +422,54 @@ def _warn(noise: str, selection: str, where: str) -> None:
         )
 
 
+def _padded(curve_arr: np.ndarray, ell_max: int) -> np.ndarray:
+    """The curve extended to ℓ_max by its last value (up to :data:`DENSE_ELL_MAX`)."""
+    if curve_arr.size < ell_max and ell_max <= DENSE_ELL_MAX:
+        # The curve stops at the largest degree, where DC(D;ℓ) = DC(D) stays (curve_length).
+        return np.pad(curve_arr, (0, ell_max - curve_arr.size), mode="edge")
+    return curve_arr
+
+
+def gem_ell(
+    curve: np.ndarray,
+    ell_max: int,
+    count_epsilon: float,
+    gem_epsilon: float,
+    beta: float,
+    *,
+    selection: str = "gem",
+    rng: RNGLike = None,
+    diagnostics: bool = False,
+) -> tuple[int, np.ndarray, np.ndarray, np.ndarray | None]:
+    """ℓ̂ by GEM on q_ℓ = curve_ℓ − (ℓ/ε_count)·ln(1/(2β)) with Δ_ℓ = ℓ (Algorithm 1 lines 10–13).
+
+    ``curve`` holds a score of sensitivity ℓ at ℓ = 1.. and stays flat past its end (the largest
+    degree); GEM runs at ``gem_epsilon`` on the candidates 1..ℓ_max, with the closed-form tail
+    beyond :data:`DENSE_ELL_MAX`.  Returns ℓ̂, the curve padded to ℓ_max, the utilities and
+    (with ``diagnostics``, dense case) GEM's exact probabilities.
+
+    Examples
+    --------
+    >>> ell, _, q, _ = gem_ell(np.array([50, 90, 92]), 3, 0.5, 0.5, 0.05, rng=0)
+    >>> 1 <= ell <= 3, q.round(1).tolist()
+    (True, [45.4, 80.8, 78.2])
+    """
+    curve_arr = _padded(curve, ell_max)
+    head = min(ell_max, curve_arr.size)  # < ℓ_max only beyond DENSE_ELL_MAX
+    utilities = _utilities(curve_arr, head, count_epsilon, beta)
+    if head < ell_max:  # exponential GEM on the head plus its closed-form tail
+        slope = math.log(1 / (2 * beta)) / count_epsilon  # q_ℓ = DC(D) − slope·ℓ past the head
+        tail = LinearTailGEM(utilities, float(curve_arr[-1]), slope, ell_max, gem_epsilon, beta)
+        return tail.sample(rng), curve_arr, utilities, None
+    sampler: Selection = "exponential" if selection == "gem" else "permute_and_flip"
+    ells = np.arange(1, ell_max + 1, dtype=np.float64)  # Δ_ℓ = ℓ (Lemma A.1)
+    ell = 1 + gem(utilities, ells, gem_epsilon, beta, selection=sampler, rng=rng)
+    probabilities = None
+    if diagnostics:
+        probabilities = gem_probabilities(utilities, ells, gem_epsilon, beta, selection=sampler)
+    return ell, curve_arr, utilities, probabilities
+
+
 def _choose_ell(
     curve_arr: np.ndarray,
     degrees_arr: np.ndarray,
@@ -432,31 +481,28 @@ def _choose_ell(
     diagnostics: bool,
 ) -> tuple[int, float, np.ndarray, np.ndarray, np.ndarray | None]:
     """Algorithm 1 lines 10–13: ℓ̂, the count's ε, the padded curve, the utilities, GEM's law."""
-    private = selection in PRIVATE_SELECTIONS
-    # Algorithm 1: ε/2 for GEM, ε/2 for the count.  A non-private selection spends nothing,
-    # so its count gets all of ε (as in the paper's comparison points, module docstring).
-    count_eps = eps / 2 if private else eps
-    if curve_arr.size < ell_max and ell_max <= DENSE_ELL_MAX:
-        # The curve stops at the largest degree, where DC(D;ℓ) = DC(D) stays (curve_length).
-        curve_arr = np.pad(curve_arr, (0, ell_max - curve_arr.size), mode="edge")
-    head = min(ell_max, curve_arr.size)  # < ℓ_max only beyond DENSE_ELL_MAX
-    utilities = _utilities(curve_arr, head, count_eps, b)
-    probabilities = None
-    if private and head < ell_max:  # exponential GEM on the head plus its closed-form tail
-        slope = math.log(1 / (2 * b)) / count_eps  # q_ℓ = DC(D) − slope·ℓ past the head
-        tail = LinearTailGEM(utilities, float(curve_arr[-1]), slope, ell_max, eps / 2, b)
-        ell = tail.sample(selection_rng)
-    elif private:
-        sampler: Selection = "exponential" if selection == "gem" else "permute_and_flip"
-        ells = np.arange(1, ell_max + 1, dtype=np.float64)  # Δ_ℓ = ℓ (Lemma A.1)
-        ell = 1 + gem(utilities, ells, eps / 2, b, selection=sampler, rng=selection_rng)
-        if diagnostics:
-            probabilities = gem_probabilities(utilities, ells, eps / 2, b, selection=sampler)
-    elif selection == "max_utility":
+    if selection in PRIVATE_SELECTIONS:
+        # Algorithm 1: ε/2 for GEM, ε/2 for the count.
+        ell, curve_arr, utilities, probabilities = gem_ell(
+            curve_arr,
+            ell_max,
+            eps / 2,
+            eps / 2,
+            b,
+            selection=selection,
+            rng=selection_rng,
+            diagnostics=diagnostics,
+        )
+        return ell, eps / 2, curve_arr, utilities, probabilities
+    # A non-private selection spends nothing, so its count gets all of ε (as in the paper's
+    # comparison points, module docstring).
+    curve_arr = _padded(curve_arr, ell_max)
+    utilities = _utilities(curve_arr, min(ell_max, curve_arr.size), eps, b)
+    if selection == "max_utility":
         ell = 1 + int(np.argmax(utilities))  # the smallest maximiser (q falls past the head)
     else:
         ell = _degree_ell(degrees_arr, selection)
-    return ell, count_eps, curve_arr, utilities, probabilities
+    return ell, eps, curve_arr, utilities, None
 
 
 def _release(

@@ -12,15 +12,19 @@ The release runs in three steps (docs/grouped.md has the derivations):
    weighted Gaussian set union (Gopi et al. 2020, Alg. 8;
    :func:`mechanisms.set_union.weighted_gaussian`) over the bounded person → group graph with
    Δ0 = k, at (ε_select, δ) with ε_select = ``selection_share`` · ε.
-3. **Counting.**  Per released group g, Knop & Steinke Algorithm 1 on the group's person–item
-   graph at ε_count / k (ε_count = ε − ε_select): GEM chooses ℓ with ε_count/(2k) and the
-   Laplace lower bound with the full shift spends ε_count/(2k).
+3. **Counting.**  With ε_count = ε − ε_select, every released group g gets the Laplace lower
+   bound DC_g(D;ℓ) + Lap(kℓ/ε_c) − shift of Knop & Steinke (Eq. 3, 4) at the ℓ that
+   ``ell_choice`` gives (:mod:`mechanisms.grouped_ell`): by default **one ℓ for all groups**,
+   chosen by GEM on the summed utilities with ε_choose = ``ell_share``·ε_count and ε_c =
+   ε_count − ε_choose; or Algorithm 1 in every group at ε_count/k (``"per_group"``); or a
+   public ``ell`` (nothing spent choosing, ε_c = ε_count).
 
 Composition argument: after step 1, adding or removing one person changes the data of at most
-k groups, and within a group changes DC_g(D;ℓ) by at most ℓ.  Every group's release is
-(ε_count/k)-DP in that group's data; a neighbour touches at most k of them and the others see
-identical inputs, so by sequential composition over the touched groups the table of counts is
-(k · ε_count/k) = ε_count-DP.  With private keys, the counts are computed after (and only for)
+k groups, and within a group changes DC_g(D;ℓ) by at most ℓ.  So Σ_g DC_g(D;ℓ) moves by at most
+kℓ (the shared choice of ℓ is ε_choose-DP), and at a given ℓ the vector of counts moves by at
+most kℓ in ℓ1 (Laplace kℓ/ε_c per group is ε_c-DP); per group, Algorithm 1 at ε_count/k is
+(ε_count/k)-DP in that group's data and a neighbour touches at most k groups.  Either way the
+table of counts is ε_count-DP.  With private keys, the counts are computed after (and only for)
 the released keys, so basic composition gives (ε_select + ε_count, δ) = (ε, δ) in total.
 
 Examples
@@ -61,7 +65,7 @@ from matching.grouped import grouped_curves
 from mechanisms._result import Release, html_grid
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.declaration import register
-from mechanisms.distinct_count import dp_distinct_count_from_curve
+from mechanisms.grouped_ell import DEFAULT_ELL_SHARE, ell_loss, plan_ell, release_rows
 
 __all__ = [
     "GroupRow",
@@ -107,7 +111,13 @@ class GroupedDistinctCountResult(Release):
     selection
         ``"public"`` or the set-union mechanism that chose the keys.
     selection_epsilon, count_epsilon
-        The split of ε; each group's count ran at ``count_epsilon / max_groups``.
+        The split of ε between the keys and the table of counts (choice of ℓ included).
+    ell_choice
+        How ℓ was chosen: ``"shared"`` (one ℓ for all groups), ``"per_group"`` or
+        ``"public"``.
+    ell_epsilon
+        The part of ``count_epsilon`` spent choosing ℓ (0 for a public ℓ); each group's
+        count ran at (count_epsilon − ell_epsilon) / max_groups.
     privacy_loss
         The composed (ε, δ).
     """
@@ -122,6 +132,8 @@ class GroupedDistinctCountResult(Release):
     selection: str
     selection_epsilon: float
     count_epsilon: float
+    ell_choice: str
+    ell_epsilon: float
     privacy_loss: PrivacyLoss
     mechanism: str = field(default="grouped_distinct_count")
     secure: bool = field(default=True)
@@ -152,6 +164,8 @@ class GroupedDistinctCountResult(Release):
             "selection": self.selection,
             "selection_epsilon": self.selection_epsilon,
             "count_epsilon": self.count_epsilon,
+            "ell_choice": self.ell_choice,
+            "ell_epsilon": self.ell_epsilon,
             "rows": [
                 {"group": _py(r.group), "estimate": r.estimate, "ell": r.ell, "scale": r.scale}
                 for r in self.rows
@@ -276,27 +290,37 @@ def grouped_distinct_count_loss(
     max_groups: int,
     groups: Sequence[Hashable] | None = None,
     delta: float | None = None,
+    ell_max: int = 100,
+    ell: int | None = None,
+    ell_choice: str = "shared",
+    ell_share: float = DEFAULT_ELL_SHARE,
     counting: str = "matching",
     selection_share: float = 0.5,
 ) -> PrivacyLoss:
     """The privacy loss of :func:`grouped_distinct_count` from its parameters alone.
 
-    ε_count for the table of counts (ε_count/k per group, at most k groups per person) plus,
-    with private keys, (ε_select, δ) for choosing them (module docstring).
+    ε_count for the table of counts – the choice of ℓ (0 for a public ℓ) plus the counts,
+    :func:`mechanisms.grouped_ell.ell_loss` – plus, with private keys, (ε_select, δ) for
+    choosing them (module docstring).
 
     Examples
     --------
     >>> grouped_distinct_count_loss(1.0, max_groups=2, groups=["a"])
-    PrivacyLoss(epsilon=1, delta=0, 'group counts at ε/2 each (matching), ≤ 2 per person')
+    PrivacyLoss(epsilon=1, delta=0, 'grouped counts, ℓ shared')
+    >>> public = grouped_distinct_count_loss(1.0, max_groups=2, groups=["a"], ell=3)
+    >>> [part.epsilon for part in public.parts]
+    [0.0, 1.0]
     >>> grouped_distinct_count_loss(1.0, max_groups=2, delta=1e-6).parts[0].epsilon
     0.5
     """
     eps, dlt, eps_select = _split(epsilon, groups, delta, selection_share)
     k = check_positive_int(max_groups, "max_groups")
     check_choice(counting, "counting", COUNTINGS)
-    count_loss = PrivacyLoss(
-        eps - eps_select, description=f"group counts at ε/{k} each ({counting}), ≤ {k} per person"
+    ell_max = check_positive_int(ell_max, "ell_max", maximum=MAX_ELL)
+    plan = plan_ell(
+        eps - eps_select, ell=ell, ell_max=ell_max, ell_choice=ell_choice, ell_share=ell_share
     )
+    count_loss = ell_loss(plan, k, counting)
     if not eps_select:
         return count_loss
     select_loss = PrivacyLoss(eps_select, dlt, f"group keys by {_SELECTION} set union")
@@ -316,6 +340,9 @@ def grouped_distinct_count(
     delta: float | None = None,
     beta: float = 0.05,
     ell_max: int = 100,
+    ell: int | None = None,
+    ell_choice: str = "shared",
+    ell_share: float = DEFAULT_ELL_SHARE,
     counting: str = "matching",
     family_wise: bool = False,
     selection_share: float = 0.5,
@@ -346,7 +373,18 @@ def grouped_distinct_count(
         groups (β over their number each), so all bounds hold together with probability
         ≥ 1 − β.
     ell_max
-        Largest per-group contribution bound GEM may choose.
+        Largest contribution bound GEM may choose; ``ell_max=1`` makes ℓ = 1 public.
+    ell
+        A **public** per-group contribution bound, fixed without looking at the data (e.g. a
+        cap the schema guarantees: one order date per customer and day).  Nothing is spent
+        choosing it: every group's count gets ε_count/k, Laplace scale kℓ/ε_count.
+    ell_choice
+        Without ``ell``: ``"shared"`` (default) chooses one ℓ for all groups by GEM on the
+        sum of the groups' utilities, spending ``ell_share``·ε_count; ``"per_group"`` runs
+        Algorithm 1 in every group (half of each group's ε_count/k chooses its ℓ).
+        docs/grouped.md compares the two.
+    ell_share
+        Share of ε_count that ``"shared"`` spends choosing ℓ (default 0.1).
     counting
         ``"matching"`` (exact DC_g(D;ℓ)), ``"greedy"`` or ``"sampling"`` (the truncation
         baseline: ℓ random items per person per kept group, same budget and shift).
@@ -363,7 +401,8 @@ def grouped_distinct_count(
     ------
     InvalidParameterError
         Empty or repeated ``groups``, k < 1, ``delta`` missing for private keys (or given for
-        public ones), or the usual ε, β, ℓ_max checks.
+        public ones), an unknown ``ell_choice``, ``ell_share`` outside (0, 1), or the usual
+        ε, β, ℓ_max, ℓ checks.
     DataError
         Rows that are not (person, group, item) triples, a table without the named columns,
         nulls or mixed label kinds.
@@ -396,6 +435,10 @@ def grouped_distinct_count(
         max_groups=max_groups,
         groups=groups,
         delta=delta,
+        ell_max=ell_max,
+        ell=ell,
+        ell_choice=ell_choice,
+        ell_share=ell_share,
         counting=counting,
         selection_share=selection_share,
     )
@@ -405,6 +448,7 @@ def grouped_distinct_count(
     ell_max = check_positive_int(ell_max, "ell_max", maximum=MAX_ELL)
     keys: list[Hashable] | None = None if groups is None else _check_groups(groups)
     eps_count = eps - eps_select
+    plan = plan_ell(eps_count, ell=ell, ell_max=ell_max, ell_choice=ell_choice, ell_share=ell_share)
     graph = as_grouped_graph(data, person, group, item)
     key_rng, select_rng, curve_rng, gem_rng, noise_rng = spawn(rng, 5)
     hash_key = int(key_rng.integers(2**63)) if rng is not None else secrets.randbits(63)
@@ -416,28 +460,16 @@ def grouped_distinct_count(
         bounded = bounded.select_groups(keys)
     # Every curve is flat from the largest degree on, so only that many columns are computed
     # (a huge ℓ_max allocates nothing per ℓ); GEM handles the flat tail in closed form.
-    width = max(1, min(ell_max, int(np.diff(bounded.indptr).max(initial=0))))
+    longest = plan.ell if plan.ell is not None else ell_max
+    width = max(1, min(longest, int(np.diff(bounded.indptr).max(initial=0))))
     curves = grouped_curves(bounded, width, _METHODS[counting], rng=curve_rng)
     group_beta = b / max(1, len(keys)) if family_wise else b
     empty = np.zeros(width, dtype=np.int64)
-    no_degrees = np.zeros(0, dtype=np.int64)  # read only by non-private ℓ rules
-    rows = []
-    for key in keys:
-        g = bounded.group_index(key)
-        curve = curves[g] if g >= 0 else empty
-        r = dp_distinct_count_from_curve(
-            curve,  # flat beyond its end: dp_distinct_count_from_curve handles the tail
-            no_degrees,
-            # Knop & Steinke Alg. 1 at ε_count/k: one person touches ≤ k groups, so the
-            # touched releases compose to ε_count (docs/grouped.md, composition argument).
-            eps_count / k,
-            beta=group_beta,
-            ell_max=ell_max,
-            counting=counting,  # type: ignore[arg-type]
-            selection_rng=gem_rng,
-            noise_rng=noise_rng,
-        )
-        rows.append(GroupRow(key, r.estimate, r.ell, r.scale))
+    released = [curves[g] if g >= 0 else empty for g in map(bounded.group_index, keys)]
+    estimates = release_rows(
+        plan, released, curves, k, group_beta, ell_max, counting, gem_rng, noise_rng
+    )
+    rows = [GroupRow(key, *row) for key, row in zip(keys, estimates, strict=True)]
     return GroupedDistinctCountResult(
         rows=tuple(rows),
         epsilon=eps,
@@ -449,6 +481,8 @@ def grouped_distinct_count(
         selection="public" if eps_select == 0 else _SELECTION,
         selection_epsilon=eps_select,
         count_epsilon=eps_count,
+        ell_choice=plan.choice,
+        ell_epsilon=plan.choose_epsilon,
         privacy_loss=loss,
         # Private keys come from a set union with floating-point Gaussian noise (it warns).
         secure=eps_select == 0,

@@ -133,8 +133,8 @@ def test_each_group_runs_at_epsilon_over_k():
     t = grouped_distinct_count(
         _one_item_each(), 1.0, groups=["g0", "g1"], max_groups=4, ell_max=1, rng=0
     )
-    # ℓ = 1; the count spends ε/(2k) per group: Laplace scale 2k/ε = 8.
-    assert [r.scale for r in t.rows] == [8.0, 8.0]
+    # ℓ_max = 1 leaves nothing to choose: each group's count spends ε/k, Laplace scale k/ε = 4.
+    assert [r.scale for r in t.rows] == [4.0, 4.0]
     assert t.privacy_loss.epsilon == 1.0 and t.selection == "public"
 
 
