@@ -133,8 +133,10 @@ RELEASES: dict[str, tuple[Callable[[], Any], Any]] = {
         [18, 32, 47, 59, 73],
     ),
     "grouped graph": (lambda: _grouped_digest(_triples()), "6747b4bb01d3bf53"),
+    # The per-group choice of ℓ (the default until ℓ was chosen once for all groups) keeps
+    # its values from 2209615; the shared choice, the default since, is pinned beside it.
     "grouped_distinct_count, public keys": (
-        lambda: _grouped_rows(groups=["a", "b", "c"], rng=20),
+        lambda: _grouped_rows(groups=["a", "b", "c"], rng=20, ell_choice="per_group"),
         [
             "GroupRow(group='a', estimate=81, ell=1, scale=4.0)",
             "GroupRow(group='b', estimate=76, ell=1, scale=4.0)",
@@ -142,11 +144,27 @@ RELEASES: dict[str, tuple[Callable[[], Any], Any]] = {
         ],
     ),
     "grouped_distinct_count, private keys": (
-        lambda: _grouped_rows(delta=1e-6, rng=21),
+        lambda: _grouped_rows(delta=1e-6, rng=21, ell_choice="per_group"),
         [
             "GroupRow(group='a', estimate=67, ell=1, scale=8.0)",
             "GroupRow(group='b', estimate=54, ell=1, scale=8.0)",
             "GroupRow(group='c', estimate=82, ell=1, scale=8.0)",
+        ],
+    ),
+    "grouped_distinct_count, public keys, shared ℓ": (
+        lambda: _grouped_rows(groups=["a", "b", "c"], rng=20),
+        [
+            "GroupRow(group='a', estimate=85, ell=1, scale=2.2222222222480923)",
+            "GroupRow(group='b', estimate=91, ell=1, scale=2.2222222222480923)",
+            "GroupRow(group='c', estimate=90, ell=1, scale=2.2222222222480923)",
+        ],
+    ),
+    "grouped_distinct_count, private keys, shared ℓ": (
+        lambda: _grouped_rows(delta=1e-6, rng=21),
+        [
+            "GroupRow(group='a', estimate=81, ell=1, scale=4.444444444496185)",
+            "GroupRow(group='b', estimate=57, ell=1, scale=4.444444444496185)",
+            "GroupRow(group='c', estimate=81, ell=1, scale=4.444444444496185)",
         ],
     ),
 }
