@@ -30,6 +30,7 @@ from mechanisms.distinct_count import (
     curve_length,
     dp_distinct_count,
     dp_distinct_count_from_curve,
+    public_ell,
 )
 from mechanisms.noise import NoiseMode
 
@@ -70,6 +71,7 @@ def distinct_count(
     *,
     beta: float = DEFAULT_BETA,
     ell_max: int = 100,
+    ell: int | None = None,
     counting: Counting = "sampling",
     selection: SelectionRule = "gem",
     noise: NoiseMode = "exact",
@@ -84,8 +86,9 @@ def distinct_count(
     ----------
     data, person, item, drop_nulls
         As in :func:`dpcount.spark.read_pairs`.
-    epsilon, beta, ell_max, selection, noise, diagnostics
-        As in :func:`mechanisms.dp_distinct_count`.
+    epsilon, beta, ell_max, ell, selection, noise, diagnostics
+        As in :func:`mechanisms.dp_distinct_count` (a public ``ell`` spends all of ε on the
+        count; only DC(D;ℓ) up to that ℓ is computed).
     counting
         ``"sampling"`` (distributed) or ``"matching"`` / ``"greedy"`` (collected, local).
     rng
@@ -98,6 +101,7 @@ def distinct_count(
     DistinctCountResult
     """
     eps, b, ell_max = _check_parameters(epsilon, beta, ell_max, counting, selection, noise)
+    fixed = public_ell(ell, ell_max, selection)
     if counting != "sampling":
         graph = read_pairs(data, person, item, None, drop_nulls, max_pairs=max_pairs)
         return dp_distinct_count(
@@ -105,6 +109,7 @@ def distinct_count(
             eps,
             beta=b,
             ell_max=ell_max,
+            ell=ell,
             counting=counting,
             selection=selection,
             noise=noise,
@@ -118,7 +123,7 @@ def distinct_count(
     per_person = person_items(pairs, int(key)).cache()
     try:
         degrees = _degrees(per_person)
-        length = curve_length(degrees, ell_max, selection)
+        length = curve_length(degrees, ell_max if fixed is None else fixed, selection)
         curve = sampling_curve(pairs, length, int(key), per_person=per_person)
     finally:
         per_person.unpersist()
@@ -128,6 +133,7 @@ def distinct_count(
         eps,
         beta=b,
         ell_max=ell_max,
+        ell=ell,
         counting="sampling",
         selection=selection,
         noise=noise,
