@@ -1,44 +1,109 @@
-"""Grouped distinct counts: exact matching vs the truncation baseline per group, and speed.
+"""Grouped distinct counts as (1 − β) lower bounds: dpcount against the peers' truncation.
 
-Three workloads, all at the same ε, β and ℓ_max for both counting methods in the same run:
+Three workloads, every method at the same ε and β in the same run, public group keys:
 
 * **TPC-H O.OD by segment**: distinct ``o_orderdate`` per ``c_mktsegment``, person
-  ``o_custkey`` (5 public groups, k = 1: a customer has one segment).
+  ``o_custkey`` (5 groups; every customer is in one segment, so dpcount uses k = 1).
 * **TPC-H L.RD by supplier nation**: distinct ``l_receiptdate`` per supplier nation key, person
-  ``o_custkey`` (25 public groups, k = 5: a customer's line items come from many nations).
-* **Reddit-shaped forums**: the ``reddit_like`` preset (7.1M pairs at scale 1) split into 1,000
-  forums; every person is active in 1–3 forums and each pair lands in one of them (k = 3).
+  ``o_custkey`` (25 groups; a customer's line items come from many nations, dpcount uses k = 5).
+* **Forum-like**: the ``reddit_like`` shape at 50,000 persons split into 20 forums; every person
+  is active in 1–3 forums and each of their pairs lands in one of them (dpcount uses k = 3).
 
-Per workload and method: the median and 90th percentile over groups × runs of the relative
-error |DC_g(D) − estimate| / DC_g(D), the coverage (share of estimates ≤ DC_g(D)), and seconds
-per release.  The speed section times (best of 3) the Reddit-shaped release end to end after
-reading (building the grouped CSR from code arrays, bounding, all curves, all releases) and
-compares the per-group curves against a reference in the same run: one ``PersonItemGraph`` and
-one ``matching.dc_curve`` call per group.
+**dpcount** rows are :func:`mechanisms.grouped_distinct_count` (exact matching and its own
+truncation mode, ``counting="sampling"``), whose estimates are (1 − β) lower bounds.
 
-Run ``python -m benchmarks.grouped`` (``--smoke`` for tiny sizes); the tables go to
-``benchmarks/results/grouped.md``.
+**Peer** rows are the mechanism of Tumult Analytics (``count_distinct`` after ``MaxGroupsPerID``
+and ``MaxRowsPerGroupPerID``) and OpenDP (Polars ``truncate_num_groups``,
+``truncate_per_group``, ``n_unique``): each person keeps k groups and r rows per group, then
+discrete Laplace noise of scale k·r/ε (:mod:`benchmarks._peers`).  It runs as our NumPy
+implementation always, and through the libraries themselves where they are installed (OpenDP in
+this environment; Tumult through ``--tumult-python``, an interpreter that has it).  Every peer
+gets its best (k, r) from the grid ``K_GRID`` × ``R_GRID``, chosen by median relative error on
+``TUNING_RUNS`` separate releases whose seeds are not used for the reported runs (Tumult, slow
+and with the same truncation as ours, is tuned over the ``SHORTLIST`` best settings of our NumPy
+peer).  Each peer is reported twice: its raw noisy counts (what it releases; not a bound) and
+**shifted** by the (1 − β) quantile of its own noise, so that it too releases a lower bound.
+The peers read the distinct (person, group, item) triples (duplicate rows removed first, which
+only helps them).
+
+Per method: the median and 90th percentile over groups × runs of the relative error
+|DC_g(D) − estimate| / DC_g(D), the coverage (share of estimates ≤ DC_g(D)) and seconds per
+release.  A last section times the release on the 7.1M-triple Reddit-shaped data split into
+1,000 forums and compares the per-group curves against one ``matching.dc_curve`` per group.
+
+Run ``python -m benchmarks.grouped`` (``--smoke`` for tiny sizes, ``--libraries none`` to skip
+OpenDP and Tumult); the tables go to ``benchmarks/results/grouped.md``.
 """
 
 from __future__ import annotations
 
 import argparse
 import resource
+import tempfile
 import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
 import matching
 from benchmarks._common import RESULTS, best_time, machine, markdown_table
+from benchmarks._peers import (
+    NumpyPeer,
+    OpenDPRunner,
+    Peer,
+    PeerRelease,
+    TumultRunner,
+    opendp_available,
+    tumult_python,
+)
 from dpcount.datasets._synthetic import reddit_like
 from dpcount.datasets._tpch import tpch_tables
 from dpcount.graph import GroupedGraph
 from dpcount.io import read_triples
 from matching.grouped import grouped_curves
 from mechanisms.grouped_distinct_count import grouped_distinct_count
+from mechanisms.grouped_ell import DEFAULT_ELL_SHARE
+from mechanisms.laplace import discrete_shift
 
 EPSILON, BETA, ELL_MAX = 1.0, 0.05, 30
+K_GRID = (1, 2, 3, 4, 6)
+R_GRID = (1, 2, 4, 8, 16, 32, 64, 128)
+SHARES = (0.05, 0.1, 0.25, 0.5)  # ε_choose / ε_count of the shared choice of ℓ
+TUNING_RUNS = 3
+SHORTLIST = 3
+TUNING_SEED = 1_000_000  # tuning releases use seeds from here on, reported runs 0, 1, ...
+FORUM_PERSONS, FORUMS = 50_000, 20
+HEADER = ["method", "setting", "median rel. error", "p90 rel. error", "coverage", "s / release"]
+
+
+@dataclass(frozen=True)
+class Workload:
+    """One benchmark data set, dpcount's k for it, and how long reading it took."""
+
+    title: str
+    graph: GroupedGraph
+    k: int
+    read_seconds: float | None
+
+
+@dataclass(frozen=True)
+class Scores:
+    """Median / p90 relative error and coverage of a method over groups × runs."""
+
+    median: float
+    p90: float
+    coverage: float
+
+    @classmethod
+    def of(cls, truth: np.ndarray, estimates: Sequence[np.ndarray]) -> Scores:
+        """Scores of estimates (one array per run, groups in label order) against the truth."""
+        est = np.asarray(estimates, dtype=float)
+        errors = np.abs(truth - est) / np.maximum(truth, 1)
+        return cls(
+            float(np.median(errors)), float(np.quantile(errors, 0.9)), float(np.mean(est <= truth))
+        )
 
 
 def forum_arrays(
@@ -82,40 +147,179 @@ def tpch_supplier_nations(scale_factor: float) -> GroupedGraph:
     return read_triples(sql=_tpch_sql(folder, select, tables), group="grp")
 
 
-def compare(graph: GroupedGraph, k: int, runs: int) -> list[list[object]]:
-    """Per counting method: median / p90 relative error, coverage, seconds per release."""
-    truth = graph.distinct_counts()
-    groups = graph.group_labels.tolist()
-    rows: list[list[object]] = []
-    for counting in ("matching", "sampling"):
-        errors: list[float] = []
-        covered, seconds = 0, 0.0
-        for run in range(runs):
-            start = time.perf_counter()
-            table = grouped_distinct_count(
-                graph,
-                EPSILON,
-                groups=groups,
-                max_groups=k,
-                beta=BETA,
-                ell_max=ELL_MAX,
-                counting=counting,
-                rng=run,
-            )
-            seconds += time.perf_counter() - start
-            estimates = np.array([r.estimate for r in table.rows], dtype=float)
-            errors.extend((np.abs(truth - estimates) / np.maximum(truth, 1)).tolist())
-            covered += int(np.sum(estimates <= truth))
-        rows.append(
-            [
-                counting,
-                float(np.median(errors)),
-                float(np.quantile(errors, 0.9)),
-                covered / (runs * len(groups)),
-                seconds / runs,
-            ]
+# --------------------------------------------------------------------------------------------
+# dpcount
+# --------------------------------------------------------------------------------------------
+
+
+def dpcount_release(graph: GroupedGraph, k: int, **options: object) -> Callable[[int], np.ndarray]:
+    """seed → the lower bounds of :func:`grouped_distinct_count` on every group, label order."""
+
+    def release(seed: int) -> np.ndarray:
+        table = grouped_distinct_count(
+            graph,
+            EPSILON,
+            groups=graph.group_labels.tolist(),
+            max_groups=k,
+            beta=BETA,
+            ell_max=ELL_MAX,
+            rng=seed,
+            **options,  # type: ignore[arg-type]
         )
+        return np.array([row.estimate for row in table.rows], dtype=float)
+
+    return release
+
+
+def dpcount_variants(k: int) -> list[tuple[str, dict[str, object]]]:
+    """(name, options) of the private dpcount rules compared on every workload."""
+    return [
+        (f"dpcount, one ℓ for all groups (default, ε_choose = {DEFAULT_ELL_SHARE}·ε)", {}),
+        *(
+            (f"dpcount, one ℓ for all groups, ε_choose = {share}·ε", {"ell_share": share})
+            for share in SHARES
+            if share != DEFAULT_ELL_SHARE
+        ),
+        ("dpcount, GEM per group (before issue 29)", {"ell_choice": "per_group"}),
+        ("dpcount, own truncation (`counting='sampling'`)", {"counting": "sampling"}),
+    ]
+
+
+def run(
+    release: Callable[[int], np.ndarray], seeds: Sequence[int]
+) -> tuple[list[np.ndarray], float]:
+    """The estimates of one release per seed and the mean seconds per release."""
+    estimates, seconds = [], 0.0
+    for seed in seeds:
+        start = time.perf_counter()
+        estimates.append(release(seed))
+        seconds += time.perf_counter() - start
+    return estimates, seconds / max(1, len(seeds))
+
+
+def dpcount_rows(workload: Workload, runs: int) -> list[list[object]]:
+    """Every private rule at the workload's k, then a public (k, ℓ) tuned like the peers."""
+    graph, truth = workload.graph, workload.graph.distinct_counts()
+    rows: list[list[object]] = []
+    for name, options in dpcount_variants(workload.k):
+        estimates, seconds = run(dpcount_release(graph, workload.k, **options), range(runs))
+        s = Scores.of(truth, estimates)
+        rows.append(
+            [name, f"k = {workload.k}, ℓ_max = {ELL_MAX}", s.median, s.p90, s.coverage, seconds]
+        )
+    tuning = range(TUNING_SEED, TUNING_SEED + TUNING_RUNS)
+    scored = []
+    for k, ell in ((k, ell) for k in K_GRID for ell in R_GRID):
+        estimates, _ = run(dpcount_release(graph, k, ell=ell), tuning)
+        scored.append((Scores.of(truth, estimates).median, (k, ell)))
+    k, ell = min(scored)[1]
+    estimates, seconds = run(dpcount_release(graph, k, ell=ell), range(runs))
+    s = Scores.of(truth, estimates)
+    name = "dpcount, public ℓ (k, ℓ best on the tuning runs, as the peers')"
+    rows.append([name, f"k = {k}, ℓ = {ell}", s.median, s.p90, s.coverage, seconds])
     return rows
+
+
+# --------------------------------------------------------------------------------------------
+# Peers: tuned on separate seeds, reported raw and shifted
+# --------------------------------------------------------------------------------------------
+
+
+def shifted(release: PeerRelease) -> np.ndarray:
+    """The release as a (1 − β) lower bound: minus its discrete Laplace noise's quantile."""
+    return release.counts - discrete_shift(release.scale, BETA)
+
+
+def _raw(release: PeerRelease) -> np.ndarray:
+    return release.counts.astype(float)
+
+
+VARIANTS: tuple[tuple[str, Callable[[PeerRelease], np.ndarray]], ...] = (
+    ("raw (not a bound)", _raw),
+    ("shifted: (1 − β) lower bound", shifted),
+)
+
+
+def tune(
+    peer: Peer, truth: np.ndarray, settings: Sequence[tuple[int, int]]
+) -> dict[str, list[tuple[float, tuple[int, int]]]]:
+    """Per variant, the settings ranked by median relative error on the tuning releases."""
+    ranking: dict[str, list[tuple[float, tuple[int, int]]]] = {v: [] for v, _ in VARIANTS}
+    for k, r in settings:
+        releases = [peer.release(k, r, EPSILON, TUNING_SEED + i) for i in range(TUNING_RUNS)]
+        for variant, estimate in VARIANTS:
+            score = Scores.of(truth, [estimate(rel) for rel in releases]).median
+            ranking[variant].append((score, (k, r)))
+    for scored in ranking.values():
+        scored.sort()
+    return ranking
+
+
+def peer_rows(
+    peer: Peer,
+    truth: np.ndarray,
+    ranking: dict[str, list[tuple[float, tuple[int, int]]]],
+    runs: int,
+) -> list[list[object]]:
+    """Each variant at its best setting, over ``runs`` releases with seeds 0, 1, …"""
+    releases: dict[tuple[int, int], list[PeerRelease]] = {}
+    rows: list[list[object]] = []
+    for variant, estimate in VARIANTS:
+        k, r = ranking[variant][0][1]
+        if (k, r) not in releases:
+            releases[(k, r)] = [peer.release(k, r, EPSILON, seed) for seed in range(runs)]
+        done = releases[(k, r)]
+        s = Scores.of(truth, [estimate(rel) for rel in done])
+        seconds = sum(rel.seconds for rel in done) / len(done)
+        name = f"{peer.name}, {variant}"
+        rows.append([name, f"k = {k}, r = {r}", s.median, s.p90, s.coverage, seconds])
+    return rows
+
+
+def peers_section(
+    workload: Workload,
+    runs: int,
+    libraries: str,
+    tumult: str | None,
+    folder: Path,
+) -> tuple[list[list[object]], list[str]]:
+    """Rows of every available peer and notes on the ones that are not."""
+    graph, truth = workload.graph, workload.graph.distinct_counts()
+    settings = [(k, r) for k in K_GRID for r in R_GRID]
+    ours = NumpyPeer(graph)
+    ranking = tune(ours, truth, settings)
+    rows = peer_rows(ours, truth, ranking, runs)
+    notes: list[str] = []
+    if libraries == "none":
+        return rows, ["OpenDP and Tumult skipped (`--libraries none`)."]
+    if opendp_available():
+        opendp = OpenDPRunner(graph)
+        rows += peer_rows(opendp, truth, tune(opendp, truth, settings), runs)
+    else:
+        notes.append("OpenDP is not installed here: no OpenDP rows.")
+    if tumult is None:
+        notes.append("Tumult Analytics is not installed here (`--tumult-python`): no Tumult rows.")
+        return rows, notes
+    shortlist = sorted(
+        {setting for scored in ranking.values() for _, setting in scored[:SHORTLIST]}
+    )
+    runner = TumultRunner(graph, tumult, folder)
+    try:
+        tumult_runs = max(2, runs // 2)
+        rows += peer_rows(runner, truth, tune(runner, truth, shortlist, 1), tumult_runs)
+        notes.append(
+            f"Tumult (slow: a Spark job per release) was tuned on one run of each of "
+            f"{len(shortlist)} settings, the {SHORTLIST} best of our NumPy peer per variant, "
+            f"and reported over {tumult_runs} runs."
+        )
+    finally:
+        runner.close()
+    return rows, notes
+
+
+# --------------------------------------------------------------------------------------------
+# Speed
+# --------------------------------------------------------------------------------------------
 
 
 def speed(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], k: int) -> list[list[object]]:
@@ -140,7 +344,7 @@ def speed(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], k: int) -> list[lis
     assert np.array_equal(fast, loop), "grouped curves differ from per-group dc_curve"
     return [
         ["build grouped CSR (sort, dedupe)", build_s],
-        ["release (bound, curves, GEM + Laplace per group)", release_s],
+        ["release (bound, curves, one ℓ by GEM, Laplace per group)", release_s],
         ["end to end after reading", build_s + release_s],
         ["all curves: grouped_curves", fast_s],
         ["all curves: PersonItemGraph + dc_curve per group (reference)", loop_s],
@@ -148,46 +352,78 @@ def speed(arrays: tuple[np.ndarray, np.ndarray, np.ndarray], k: int) -> list[lis
     ]
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Run the comparisons and write the Markdown tables."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--smoke", action="store_true")
-    parser.add_argument("--out", type=Path, default=RESULTS)
-    args = parser.parse_args(argv)
-    sf, scale, n_forums, runs = (0.01, 0.005, 20, 2) if args.smoke else (1.0, 1.0, 1000, 10)
-    sections = []
+# --------------------------------------------------------------------------------------------
+# Driver
+# --------------------------------------------------------------------------------------------
+
+
+def workloads(sf: float, forum_persons: int) -> list[Workload]:
+    """The three data sets (TPC-H at scale factor ``sf``; forums of ``forum_persons``)."""
     start = time.perf_counter()
     segments = tpch_segments(sf)
     read_segments = time.perf_counter() - start
     start = time.perf_counter()
     nations = tpch_supplier_nations(sf)
     read_nations = time.perf_counter() - start
+    forums = GroupedGraph.from_triples(*forum_arrays(forum_persons / 223_388, FORUMS))
+    return [
+        Workload("TPC-H O.OD by c_mktsegment", segments, 1, read_segments),
+        Workload("TPC-H L.RD by supplier nation", nations, 5, read_nations),
+        Workload(f"Forum-like, {FORUMS} forums", forums, 3, None),
+    ]
+
+
+def _listed(values: Sequence[int]) -> str:
+    return ", ".join(map(str, values))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the comparisons and write the Markdown tables."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="tiny sizes (for CI)")
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    parser.add_argument(
+        "--libraries",
+        choices=("auto", "none"),
+        default="auto",
+        help="run OpenDP and Tumult where installed (auto) or not at all (none)",
+    )
+    parser.add_argument(
+        "--tumult-python", default=None, help="a Python interpreter with tmlt.analytics"
+    )
+    args = parser.parse_args(argv)
+    sf, persons, scale, n_forums, runs = (
+        (0.01, 1_000, 0.005, 20, 2) if args.smoke else (1.0, FORUM_PERSONS, 1.0, 1000, 10)
+    )
+    tumult = None if args.libraries == "none" else tumult_python(args.tumult_python)
+    sections = []
+    with tempfile.TemporaryDirectory() as folder:
+        for workload in workloads(sf, persons):
+            graph = workload.graph
+            size = (
+                f"{graph.n_triples:,} triples, {graph.n_groups:,} groups, "
+                f"{graph.n_persons:,} persons"
+            )
+            if workload.read_seconds is not None:
+                size += f"; read in {workload.read_seconds:.2f} s"
+            rows = dpcount_rows(workload, runs)
+            peer, notes = peers_section(workload, runs, args.libraries, tumult, Path(folder))
+            text = f"## {workload.title}\n\n{size}\n\n" + markdown_table(HEADER, rows + peer)
+            if notes:
+                text += "\n\n" + " ".join(notes)
+            sections.append(text)
     arrays = forum_arrays(scale, n_forums)
-    forums = GroupedGraph.from_triples(*arrays)
-    header = ["counting", "median rel. error", "p90 rel. error", "coverage", "s / release"]
-    for title, graph, k, read_s in (
-        ("TPC-H O.OD by c_mktsegment (public groups, k = 1)", segments, 1, read_segments),
-        ("TPC-H L.RD by supplier nation (public groups, k = 5)", nations, 5, read_nations),
-        ("Reddit-shaped forums (public groups, k = 3)", forums, 3, None),
-    ):
-        size = (
-            f"{graph.n_triples:,} triples, {graph.n_groups:,} groups, {graph.n_persons:,} persons"
-            + (f"; read in {read_s:.2f} s" if read_s is not None else "")
-        )
-        sections.append(
-            f"## {title}\n\n{size}\n\n" + markdown_table(header, compare(graph, k, runs))
-        )
     sections.append(
         f"## Speed: Reddit-shaped, {len(arrays[0]):,} triples, {n_forums:,} groups, k = 3\n\n"
         + markdown_table(["step", "seconds"], speed(arrays, 3))
     )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     text = (
-        f"# Grouped distinct counts\n\nε = {EPSILON}, β = {BETA}, ℓ_max = {ELL_MAX}, {runs} runs "
-        f"per method; TPC-H SF {sf:g}, Reddit-shaped scale {scale:g}; {machine()}; peak RSS "
-        f"{peak:.0f} MiB; shared machine (other jobs running), timings are indicative.\n\n"
-        + "\n\n".join(sections)
-        + "\n"
+        f"# Grouped distinct counts\n\nε = {EPSILON}, β = {BETA}, ℓ_max = {ELL_MAX}, {runs} "
+        f"reported runs per method; peers tuned over k ∈ {{{_listed(K_GRID)}}}, r ∈ "
+        f"{{{_listed(R_GRID)}}} on {TUNING_RUNS} separate runs; TPC-H SF {sf:g}, forum-like {persons:,} persons; "
+        f"{machine()}; peak RSS {peak:.0f} MiB; shared machine (other jobs running), timings "
+        "are indicative.\n\n" + "\n\n".join(sections) + "\n"
     )
     args.out.mkdir(parents=True, exist_ok=True)
     (args.out / "grouped.md").write_text(text)
