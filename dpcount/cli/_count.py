@@ -34,10 +34,12 @@ examples:
   dpcount count reviews.csv --person user --item product --json
   dpcount count --sql "SELECT user_id AS person, word AS item FROM 'posts.parquet'" --beta 0.01
   dpcount count logs.tsv --person uid --item page --counting greedy --ell-max 50
+  dpcount count customers.csv --person customer --item home_store --ell 1
 
 With probability ≥ 1 − β over the mechanism's randomness the data holds at least the released
 number of distinct items.  The release is ε-DP for adding or removing one person with all their
-items: ε/2 chooses the contribution bound ℓ, ε/2 pays for the count.
+items: ε/2 chooses the contribution bound ℓ, ε/2 pays for the count – or, with a public --ell
+(a cap the data guarantee, such as one home store per customer), all of ε pays for the count.
 """
 
 
@@ -80,6 +82,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="largest contribution bound ℓ GEM may choose (default: 100)",
     )
     group.add_argument(
+        "--ell",
+        type=positive_int_type("ell"),
+        metavar="L",
+        help="a public contribution bound ℓ, fixed in advance (e.g. a cap the schema "
+        "guarantees): nothing is spent choosing ℓ, all of ε goes to the count",
+    )
+    group.add_argument(
         "--counting",
         choices=COUNTINGS,
         default="matching",
@@ -111,6 +120,7 @@ def run(args: argparse.Namespace) -> int:
                 args.epsilon,
                 beta=args.beta,
                 ell_max=args.ell_max,
+                ell=args.ell,
                 counting=args.counting,
                 rng=args.seed,
             )

@@ -103,6 +103,7 @@ def run_grouped(args: argparse.Namespace) -> int:
             delta=args.delta,
             beta=args.beta,
             ell_max=args.ell_max,
+            ell=args.ell,
             counting=args.counting,
             family_wise=args.family_wise,
             rng=args.seed,

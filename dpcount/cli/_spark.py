@@ -54,6 +54,7 @@ def spark_count(args: argparse.Namespace, source: Source) -> Any:
         args.epsilon,
         beta=args.beta,
         ell_max=args.ell_max,
+        ell=args.ell,
         counting=args.counting,
         rng=args.seed,
         drop_nulls=source.drop_nulls,
