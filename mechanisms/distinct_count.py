@@ -68,7 +68,7 @@ from dpcount.validation import (
 )
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms._result import Release
-from mechanisms.accounting import PrivacyLoss
+from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.declaration import register
 from mechanisms.gem import Selection, gem, gem_probabilities
 from mechanisms.gem_tail import LinearTailGEM
@@ -554,7 +554,11 @@ def _release(
         noise=noise,
         secure=noise == "exact",
         privacy_loss=distinct_count_loss(
-            eps, counting=counting, selection=selection if fixed is None else "gem", ell=fixed
+            eps,
+            counting=counting,
+            selection=selection if fixed is None else "gem",
+            ell=fixed,
+            noise=noise,
         ),
         scale=scale,
         shift=shift,
@@ -594,13 +598,15 @@ def distinct_count_loss(
     selection: str = "gem",
     ell: int | None = None,
     ell_max: int = 100,
+    noise: str = "exact",
 ) -> PrivacyLoss:
     """The privacy loss of :func:`dp_distinct_count` from its parameters alone (no data).
 
     ε/2 for GEM's choice of ℓ plus ε/2 for the count (Algorithm 1); with a public ℓ
-    (:func:`public_ell`: ``ell=``, or ``ell_max=1``) nothing for the choice and ε for the count;
-    ε = ∞ for the non-private comparison selections, whose count alone is ε-DP (module
-    docstring).
+    (:func:`public_ell`: ``ell=``, or ``ell_max=1``) nothing for the choice and ε for the count,
+    whose noise (scale ℓ/ε, sensitivity ℓ) is then known in advance and recorded for tight
+    accountants; ε = ∞ for the non-private comparison selections, whose count alone is ε-DP
+    (module docstring).
 
     Examples
     --------
@@ -614,10 +620,16 @@ def distinct_count_loss(
     eps = check_epsilon(epsilon)
     check_choice(counting, "counting", COUNTINGS)
     check_choice(selection, "selection", SELECTIONS)
+    check_choice(noise, "noise", NOISE_MODES)
     fixed = public_ell(ell, check_positive_int(ell_max, "ell_max", maximum=MAX_ELL), selection)
     if fixed is not None:
         choose = PrivacyLoss(0.0, description=f"public ℓ = {fixed}: nothing to choose")
-        count = PrivacyLoss(eps, description=f"Laplace count DC(D;{fixed}) ({counting})")
+        kind = "discrete_laplace" if noise == "exact" else "laplace"
+        count = PrivacyLoss(
+            eps,
+            description=f"Laplace count DC(D;{fixed}) ({counting})",
+            curve=NoiseCurve(kind, float(laplace_scale(fixed, eps)), float(fixed)),
+        )
         return choose.compose(count, description=f"DPDistinctCount ({counting}, public ℓ)")
     if selection in PRIVATE_SELECTIONS:
         choose = PrivacyLoss(eps / 2, description=f"GEM choice of ℓ ({selection})")

@@ -70,6 +70,18 @@ def test_public_ell_spends_all_of_epsilon_on_the_count(kwargs, ell, epsilon):
     assert "nothing was spent choosing it" in str(r)
 
 
+@pytest.mark.filterwarnings("ignore::dpcount.errors.UnsafeNoiseWarning")
+@pytest.mark.parametrize(("noise", "kind"), [("exact", "discrete_laplace"), ("float", "laplace")])
+def test_public_count_records_its_noise_for_tight_accountants(noise, kind):
+    r = dp_distinct_count(STEPS, 2.0, ell=3, noise=noise, rng=0)
+    curve = r.privacy_loss.parts[1].curve
+    assert (curve.kind, curve.scale, curve.sensitivity) == (kind, r.scale, 3.0)
+    assert r.privacy_loss == privacy_loss_of(dp_distinct_count, epsilon=2.0, ell=3, noise=noise)
+    # GEM's ℓ̂ depends on the data: no curve is known in advance.
+    gem_parts = dp_distinct_count(STEPS, 2.0, rng=0).privacy_loss.parts
+    assert all(part.curve is None for part in gem_parts)
+
+
 def test_gem_still_splits_epsilon():
     r = dp_distinct_count(STEPS, 1.0, ell_max=2, rng=1)
     assert r.selection == "gem" and r.scale == 2 * r.ell
