@@ -67,9 +67,9 @@ from mechanisms.grouped_distinct_count import grouped_distinct_count
 from mechanisms.grouped_ell import DEFAULT_ELL_SHARE
 from mechanisms.laplace import discrete_shift
 
-EPSILON, BETA, ELL_MAX = 1.0, 0.05, 30
+EPSILON, BETA, ELL_MAX = 1.0, 0.05, 100  # ℓ_max: the API default
 K_GRID = (1, 2, 3, 4, 6)
-R_GRID = (1, 2, 4, 8, 16, 32, 64, 128)
+R_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256)
 SHARES = (0.05, 0.1, 0.25, 0.5)  # ε_choose / ε_count of the shared choice of ℓ
 TUNING_RUNS = 3
 SHORTLIST = 3
