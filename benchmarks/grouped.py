@@ -9,22 +9,25 @@ Three workloads, every method at the same ε and β in the same run, public grou
 * **Forum-like**: the ``reddit_like`` shape at 50,000 persons split into 20 forums; every person
   is active in 1–3 forums and each of their pairs lands in one of them (dpcount uses k = 3).
 
-**dpcount** rows are :func:`mechanisms.grouped_distinct_count` (exact matching and its own
-truncation mode, ``counting="sampling"``), whose estimates are (1 − β) lower bounds.
+**dpcount** rows are :func:`mechanisms.grouped_distinct_count` at the API's defaults
+(ℓ_max = 100) under each rule for ℓ (:mod:`mechanisms.grouped_ell`): one ℓ for all groups (the
+default, and three other shares of the budget for the choice), GEM per group (the rule before),
+its own truncation (``counting="sampling"``), and a public (k, ℓ) picked like the peers' (k, r)
+below – a non-private tuning shown as an upper limit.  Every dpcount estimate is a lower bound.
 
 **Peer** rows are the mechanism of Tumult Analytics (``count_distinct`` after ``MaxGroupsPerID``
 and ``MaxRowsPerGroupPerID``) and OpenDP (Polars ``truncate_num_groups``,
 ``truncate_per_group``, ``n_unique``): each person keeps k groups and r rows per group, then
 discrete Laplace noise of scale k·r/ε (:mod:`benchmarks._peers`).  It runs as our NumPy
-implementation always, and through the libraries themselves where they are installed (OpenDP in
-this environment; Tumult through ``--tumult-python``, an interpreter that has it).  Every peer
-gets its best (k, r) from the grid ``K_GRID`` × ``R_GRID``, chosen by median relative error on
-``TUNING_RUNS`` separate releases whose seeds are not used for the reported runs (Tumult, slow
-and with the same truncation as ours, is tuned over the ``SHORTLIST`` best settings of our NumPy
-peer).  Each peer is reported twice: its raw noisy counts (what it releases; not a bound) and
-**shifted** by the (1 − β) quantile of its own noise, so that it too releases a lower bound.
-The peers read the distinct (person, group, item) triples (duplicate rows removed first, which
-only helps them).
+implementation always, and through the libraries where they are installed (OpenDP in this
+environment; Tumult through ``--tumult-python``, an interpreter that has it).  Every peer gets
+its best (k, r) of the grid ``FULL.k_grid`` × ``FULL.r_grid``, chosen by median relative error on
+``FULL.tuning_runs`` separate releases whose seeds the reported runs do not use (Tumult – slow,
+and with the same truncation as ours – on one release of each of the ``SHORTLIST`` best settings
+of our NumPy peer).  Each peer is reported twice: its raw noisy counts (what it releases; not a
+bound) and **shifted** by the (1 − β) quantile of its own noise, so that it too releases a lower
+bound.  The peers read the distinct (person, group, item) triples (duplicate rows removed first,
+which only helps them).
 
 Per method: the median and 90th percentile over groups × runs of the relative error
 |DC_g(D) − estimate| / DC_g(D), the coverage (share of estimates ≤ DC_g(D)) and seconds per
@@ -68,13 +71,38 @@ from mechanisms.grouped_ell import DEFAULT_ELL_SHARE
 from mechanisms.laplace import discrete_shift
 
 EPSILON, BETA, ELL_MAX = 1.0, 0.05, 100  # ℓ_max: the API default
-K_GRID = (1, 2, 3, 4, 6)
-R_GRID = (1, 2, 4, 8, 16, 32, 64, 128, 256)
-SHARES = (0.05, 0.1, 0.25, 0.5)  # ε_choose / ε_count of the shared choice of ℓ
-TUNING_RUNS = 3
 SHORTLIST = 3
 TUNING_SEED = 1_000_000  # tuning releases use seeds from here on, reported runs 0, 1, ...
 FORUM_PERSONS, FORUMS = 50_000, 20
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Sizes, grids and repetitions of one run of the benchmark."""
+
+    sf: float  # TPC-H scale factor
+    forum_persons: int
+    speed_scale: float  # Reddit-shaped scale of the speed section
+    speed_forums: int
+    runs: int  # reported releases per method
+    tuning_runs: int  # separate releases per setting when tuning
+    k_grid: tuple[int, ...]
+    r_grid: tuple[int, ...]  # r for the peers, ℓ for dpcount's public (k, ℓ)
+    shares: tuple[float, ...]  # ε_choose / ε_count of the shared choice of ℓ
+
+
+FULL = Plan(
+    1.0,
+    FORUM_PERSONS,
+    1.0,
+    1000,
+    10,
+    3,
+    (1, 2, 3, 4, 6),
+    tuple(2**i for i in range(9)),
+    (0.05, 0.1, 0.25, 0.5),
+)
+SMOKE = Plan(0.01, 1_000, 0.005, 20, 2, 1, (1, 2), (1, 4), (DEFAULT_ELL_SHARE,))
 HEADER = ["method", "setting", "median rel. error", "p90 rel. error", "coverage", "s / release"]
 
 
@@ -171,13 +199,13 @@ def dpcount_release(graph: GroupedGraph, k: int, **options: object) -> Callable[
     return release
 
 
-def dpcount_variants(k: int) -> list[tuple[str, dict[str, object]]]:
+def dpcount_variants(shares: Sequence[float]) -> list[tuple[str, dict[str, object]]]:
     """(name, options) of the private dpcount rules compared on every workload."""
     return [
         (f"dpcount, one ℓ for all groups (default, ε_choose = {DEFAULT_ELL_SHARE}·ε)", {}),
         *(
             (f"dpcount, one ℓ for all groups, ε_choose = {share}·ε", {"ell_share": share})
-            for share in SHARES
+            for share in shares
             if share != DEFAULT_ELL_SHARE
         ),
         ("dpcount, GEM per group (before issue 29)", {"ell_choice": "per_group"}),
@@ -197,19 +225,19 @@ def run(
     return estimates, seconds / max(1, len(seeds))
 
 
-def dpcount_rows(workload: Workload, runs: int) -> list[list[object]]:
+def dpcount_rows(workload: Workload, plan: Plan) -> list[list[object]]:
     """Every private rule at the workload's k, then a public (k, ℓ) tuned like the peers."""
-    graph, truth = workload.graph, workload.graph.distinct_counts()
+    graph, truth, runs = workload.graph, workload.graph.distinct_counts(), plan.runs
     rows: list[list[object]] = []
-    for name, options in dpcount_variants(workload.k):
+    for name, options in dpcount_variants(plan.shares):
         estimates, seconds = run(dpcount_release(graph, workload.k, **options), range(runs))
         s = Scores.of(truth, estimates)
         rows.append(
             [name, f"k = {workload.k}, ℓ_max = {ELL_MAX}", s.median, s.p90, s.coverage, seconds]
         )
-    tuning = range(TUNING_SEED, TUNING_SEED + TUNING_RUNS)
+    tuning = range(TUNING_SEED, TUNING_SEED + plan.tuning_runs)
     scored = []
-    for k, ell in ((k, ell) for k in K_GRID for ell in R_GRID):
+    for k, ell in ((k, ell) for k in plan.k_grid for ell in plan.r_grid):
         estimates, _ = run(dpcount_release(graph, k, ell=ell), tuning)
         scored.append((Scores.of(truth, estimates).median, (k, ell)))
     k, ell = min(scored)[1]
@@ -241,12 +269,12 @@ VARIANTS: tuple[tuple[str, Callable[[PeerRelease], np.ndarray]], ...] = (
 
 
 def tune(
-    peer: Peer, truth: np.ndarray, settings: Sequence[tuple[int, int]]
+    peer: Peer, truth: np.ndarray, settings: Sequence[tuple[int, int]], runs: int
 ) -> dict[str, list[tuple[float, tuple[int, int]]]]:
-    """Per variant, the settings ranked by median relative error on the tuning releases."""
+    """Per variant, the settings ranked by median relative error on ``runs`` tuning releases."""
     ranking: dict[str, list[tuple[float, tuple[int, int]]]] = {v: [] for v, _ in VARIANTS}
     for k, r in settings:
-        releases = [peer.release(k, r, EPSILON, TUNING_SEED + i) for i in range(TUNING_RUNS)]
+        releases = [peer.release(k, r, EPSILON, TUNING_SEED + i) for i in range(runs)]
         for variant, estimate in VARIANTS:
             score = Scores.of(truth, [estimate(rel) for rel in releases]).median
             ranking[variant].append((score, (k, r)))
@@ -278,23 +306,24 @@ def peer_rows(
 
 def peers_section(
     workload: Workload,
-    runs: int,
+    plan: Plan,
     libraries: str,
     tumult: str | None,
     folder: Path,
 ) -> tuple[list[list[object]], list[str]]:
     """Rows of every available peer and notes on the ones that are not."""
     graph, truth = workload.graph, workload.graph.distinct_counts()
-    settings = [(k, r) for k in K_GRID for r in R_GRID]
+    runs = plan.runs
+    settings = [(k, r) for k in plan.k_grid for r in plan.r_grid]
     ours = NumpyPeer(graph)
-    ranking = tune(ours, truth, settings)
+    ranking = tune(ours, truth, settings, plan.tuning_runs)
     rows = peer_rows(ours, truth, ranking, runs)
     notes: list[str] = []
     if libraries == "none":
         return rows, ["OpenDP and Tumult skipped (`--libraries none`)."]
     if opendp_available():
         opendp = OpenDPRunner(graph)
-        rows += peer_rows(opendp, truth, tune(opendp, truth, settings), runs)
+        rows += peer_rows(opendp, truth, tune(opendp, truth, settings, plan.tuning_runs), runs)
     else:
         notes.append("OpenDP is not installed here: no OpenDP rows.")
     if tumult is None:
@@ -392,13 +421,11 @@ def main(argv: list[str] | None = None) -> int:
         "--tumult-python", default=None, help="a Python interpreter with tmlt.analytics"
     )
     args = parser.parse_args(argv)
-    sf, persons, scale, n_forums, runs = (
-        (0.01, 1_000, 0.005, 20, 2) if args.smoke else (1.0, FORUM_PERSONS, 1.0, 1000, 10)
-    )
+    plan = SMOKE if args.smoke else FULL
     tumult = None if args.libraries == "none" else tumult_python(args.tumult_python)
     sections = []
     with tempfile.TemporaryDirectory() as folder:
-        for workload in workloads(sf, persons):
+        for workload in workloads(plan.sf, plan.forum_persons):
             graph = workload.graph
             size = (
                 f"{graph.n_triples:,} triples, {graph.n_groups:,} groups, "
@@ -406,22 +433,23 @@ def main(argv: list[str] | None = None) -> int:
             )
             if workload.read_seconds is not None:
                 size += f"; read in {workload.read_seconds:.2f} s"
-            rows = dpcount_rows(workload, runs)
-            peer, notes = peers_section(workload, runs, args.libraries, tumult, Path(folder))
+            rows = dpcount_rows(workload, plan)
+            peer, notes = peers_section(workload, plan, args.libraries, tumult, Path(folder))
             text = f"## {workload.title}\n\n{size}\n\n" + markdown_table(HEADER, rows + peer)
             if notes:
                 text += "\n\n" + " ".join(notes)
             sections.append(text)
-    arrays = forum_arrays(scale, n_forums)
+    arrays, n_forums = forum_arrays(plan.speed_scale, plan.speed_forums), plan.speed_forums
     sections.append(
         f"## Speed: Reddit-shaped, {len(arrays[0]):,} triples, {n_forums:,} groups, k = 3\n\n"
         + markdown_table(["step", "seconds"], speed(arrays, 3))
     )
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     text = (
-        f"# Grouped distinct counts\n\nε = {EPSILON}, β = {BETA}, ℓ_max = {ELL_MAX}, {runs} "
-        f"reported runs per method; peers tuned over k ∈ {{{_listed(K_GRID)}}}, r ∈ "
-        f"{{{_listed(R_GRID)}}} on {TUNING_RUNS} separate runs; TPC-H SF {sf:g}, forum-like {persons:,} persons; "
+        f"# Grouped distinct counts\n\nε = {EPSILON}, β = {BETA}, ℓ_max = {ELL_MAX}, {plan.runs} "
+        f"reported runs per method; peers (and dpcount's public ℓ) tuned over "
+        f"k ∈ {{{_listed(plan.k_grid)}}}, r ∈ {{{_listed(plan.r_grid)}}} on {plan.tuning_runs} "
+        f"separate runs; TPC-H SF {plan.sf:g}, forum-like {plan.forum_persons:,} persons; "
         f"{machine()}; peak RSS {peak:.0f} MiB; shared machine (other jobs running), timings "
         "are indicative.\n\n" + "\n\n".join(sections) + "\n"
     )
