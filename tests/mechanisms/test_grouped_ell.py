@@ -164,3 +164,18 @@ def test_coverage_of_every_rule_and_power_of_half_shift(kwargs):
             half_misses += r.estimate + shift / 2 > truth[r.group]
     assert stats.binomtest(misses, n, beta, alternative="greater").pvalue > ALPHA, misses
     assert stats.binomtest(half_misses, n, beta, alternative="greater").pvalue < ALPHA, half_misses
+
+
+@pytest.mark.parametrize(
+    "kwargs", [{"ell": 2}, {"ell_max": 1}, {}, {"ell_choice": "per_group"}, {"ell_share": 0.3}]
+)
+def test_stated_loss_equals_the_release_and_the_session_charge(kwargs):
+    from mechanisms import SeededSession, privacy_loss_of
+
+    rows = _one_item_each()
+    params = {"groups": ["g0", "g1"], "max_groups": 2} | kwargs
+    t = grouped_distinct_count(rows, 1.0, rng=0, **params)
+    assert t.privacy_loss == privacy_loss_of(grouped_distinct_count, epsilon=1.0, **params)
+    session = SeededSession(_graph(rows), epsilon=2.0, seed=1)
+    charged = session.grouped_distinct_count(1.0, **params)
+    assert session.log[-1].privacy_loss == charged.privacy_loss == t.privacy_loss

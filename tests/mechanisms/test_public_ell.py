@@ -155,3 +155,15 @@ def test_public_ell_bound_covers_with_probability_one_minus_beta(graph, ell):
     if runs[0, 2] == truth:
         half = int(np.sum(runs[:, 0] + runs[:, 1] / 2 > truth))
         assert stats.binomtest(half, n, beta, alternative="greater").pvalue < ALPHA, half
+
+
+def test_a_session_charges_a_public_ell_as_nothing_plus_the_count():
+    from mechanisms import SeededSession
+
+    session = SeededSession(STEPS, epsilon=1.0, seed=2)
+    r = session.dp_distinct_count(0.4, ell=2)
+    entry = session.log[-1]
+    assert entry.privacy_loss == r.privacy_loss
+    assert entry.privacy_loss == privacy_loss_of(dp_distinct_count, epsilon=0.4, ell=2)
+    assert [p.epsilon for p in entry.privacy_loss.parts] == [0.0, 0.4]
+    assert r.scale == 5.0 and session.remaining.epsilon == pytest.approx(0.6)
