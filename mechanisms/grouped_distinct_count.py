@@ -376,7 +376,7 @@ def grouped_distinct_count(
         Largest contribution bound GEM may choose; ``ell_max=1`` makes ℓ = 1 public.
     ell
         A **public** per-group contribution bound, fixed without looking at the data (e.g. a
-        cap the schema guarantees: one order date per customer and day).  Nothing is spent
+        cap the schema guarantees: one vote per person in each poll).  Nothing is spent
         choosing it: every group's count gets ε_count/k, Laplace scale kℓ/ε_count.
     ell_choice
         Without ``ell``: ``"shared"`` (default) chooses one ℓ for all groups by GEM on the
