@@ -50,7 +50,11 @@ from dpcount.graph.labels import Labels, check_sorted_unique
 
 __all__ = [
     "CSR",
+    "MAX_COUNT",
     "MAX_ITEMS",
+    "CountOverflowError",
+    "as_counts",
+    "check_count_sums",
     "check_csr",
     "csr_from_code_groups",
     "csr_from_codes",
@@ -207,6 +211,7 @@ def csr_from_pair_keys(
     sorted_counts = np.asarray(counts, dtype=np.int64)[order]
     del order
     merged = np.add.reduceat(sorted_counts, starts) if starts.size else starts
+    check_count_sums(sorted_counts, starts)
     in_keys = None  # persons with a key, when those without are dropped
     if drop_unused_persons:
         in_keys = np.zeros(person_labels.size, dtype=bool)
@@ -298,6 +303,82 @@ def check_csr(
         check_sorted_unique(labels, what)
     if counts is not None and (counts.shape != indices.shape or np.any(counts <= 0)):
         raise DataError("counts must be positive and aligned with indices")
+
+
+#: The largest count a graph holds (counts are int64).
+MAX_COUNT = 2**63 - 1
+
+
+class CountOverflowError(DataError):
+    """A count, or the sum of a pair's counts, exceeds :data:`MAX_COUNT`."""
+
+
+def as_counts(values: object, size: int) -> np.ndarray:
+    """``values`` as ``int64`` counts, one per pair: non-negative integers up to
+    :data:`MAX_COUNT`, never wrapped round or truncated on the way.
+
+    Examples
+    --------
+    >>> as_counts([3, 0, True], 3).tolist()
+    [3, 0, 1]
+    >>> as_counts(np.array([2**63], dtype=np.uint64), 1)
+    Traceback (most recent call last):
+    ...
+    dpcount.graph.assembly.CountOverflowError: a count exceeds 2**63 - 1, the largest count \
+dpcount holds
+    """
+    arr = np.asarray(values)
+    if arr.shape != (size,):
+        raise DataError(f"counts has length {arr.size}, expected {size} (one per pair)")
+    if not arr.size:
+        return np.zeros(0, dtype=np.int64)
+    if arr.dtype.kind == "O" and all(
+        isinstance(v, int | np.integer) and not isinstance(v, bool | np.bool_) for v in arr
+    ):  # Python ints beyond int64
+        if max(arr) > MAX_COUNT:
+            raise CountOverflowError("a count exceeds 2**63 - 1, the largest count dpcount holds")
+        arr = arr.astype(np.int64)
+    if arr.dtype.kind not in "iub" or (arr.dtype.kind == "i" and arr.min() < 0):
+        raise DataError("counts must be non-negative integers")
+    if arr.dtype.kind == "u" and int(arr.max()) > MAX_COUNT:
+        raise CountOverflowError("a count exceeds 2**63 - 1, the largest count dpcount holds")
+    return arr.astype(np.int64, copy=False)
+
+
+def check_count_sums(sorted_counts: np.ndarray, starts: np.ndarray) -> None:
+    """Refuse runs of counts (``sorted_counts[starts[k]:starts[k + 1]]``, non-negative int64)
+    whose sum exceeds :data:`MAX_COUNT`: ``np.add.reduceat`` would wrap it round silently.
+
+    No run can overflow when the largest count times the longest run stays below 2**63,
+    which settles every ordinary input with one maximum.  Otherwise each count is split into
+    its high and low 32 bits and both halves summed per run, which no run of fewer than 2**31
+    counts can overflow, and the sum is compared exactly.
+
+    Examples
+    --------
+    >>> check_count_sums(np.array([2**62, 2**62, 5]), np.array([0, 2]))
+    Traceback (most recent call last):
+    ...
+    dpcount.graph.assembly.CountOverflowError: the counts of 1 pair sum past 2**63 - 1, the \
+largest count dpcount holds; check the counts, or scale them down
+    >>> check_count_sums(np.array([2**62, 2**62 - 1, 5]), np.array([0, 2]))
+    """
+    if not starts.size:
+        return
+    longest = int(np.diff(starts, append=sorted_counts.size).max())
+    if longest < 2 or int(sorted_counts.max()) * longest <= MAX_COUNT:
+        return
+    if longest >= 2**31:
+        raise CountOverflowError(f"{longest} repeats of one pair; dpcount sums fewer than 2**31")
+    high = np.add.reduceat(sorted_counts >> 32, starts)  # each < 2**31: no run overflows
+    low = np.add.reduceat((sorted_counts & 0xFFFFFFFF).astype(np.uint64), starts)
+    # sum = high * 2**32 + low; it exceeds 2**63 - 1 exactly when its 2**32s reach 2**31.
+    over = int(np.count_nonzero(high + (low >> np.uint64(32)).astype(np.int64) >= 2**31))
+    if over:
+        raise CountOverflowError(
+            f"the counts of {over} pair{'s' if over > 1 else ''} sum past 2**63 - 1, the largest "
+            "count dpcount holds; check the counts, or scale them down"
+        )
 
 
 def _only_persons(

@@ -33,6 +33,7 @@ from dpcount.graph import tables
 from dpcount.graph.assembly import (
     CSR,
     MAX_ITEMS,
+    as_counts,
     check_csr,
     csr_from_code_groups,
     csr_from_codes,
@@ -164,7 +165,7 @@ class PersonItemGraph:
         indices_a = np.array(indices, dtype=np.int32)
         persons = np.array(as_label_array(person_labels, "person labels"))
         items = np.array(as_label_array(item_labels, "item labels"))
-        counts_a = None if counts is None else np.array(counts, dtype=np.int64)
+        counts_a = None if counts is None else as_counts(counts, indices_a.size)
         check_csr(indptr_a, indices_a, persons, items, counts_a)
         for name, value in (
             ("_indptr", indptr_a),
@@ -222,13 +223,7 @@ class PersonItemGraph:
             check_no_nulls(labels, what)  # after the kinds of every column, as the readers do
         if p.shape != i.shape:
             raise DataError(f"persons and items differ in length: {p.size} vs {i.size}")
-        c = None
-        if counts is not None:
-            c = np.asarray(counts)
-            if c.shape != p.shape:
-                raise DataError(f"counts has length {c.size}, expected {p.size} (one per pair)")
-            if c.size and (c.dtype.kind not in "iub" or c.min() < 0):
-                raise DataError("counts must be non-negative integers")
+        c = None if counts is None else as_counts(counts, p.size)
         return cls._from_label_arrays(concat_labels(p, extra, "person labels"), p.size, i, c)
 
     @classmethod
@@ -506,7 +501,7 @@ class PersonItemGraph:
         """
         if contains_label(self.person_labels, label):
             raise InvalidParameterError(f"person {label!r} is already in the graph")
-        new_items = as_label_array(list(items), "item labels")
+        new_items = as_label_array(items, "item labels")
         persons, item_ids = self.pairs()
         new_person = as_label_array([label], "person labels")
         all_persons = concat_labels(self.person_labels, new_person, "person labels")
@@ -515,9 +510,10 @@ class PersonItemGraph:
         pair_counts = None
         if self._counts is not None or counts is not None:
             old = self._counts if self._counts is not None else np.ones(self.n_pairs, np.int64)
-            new = np.ones(new_items.size, np.int64) if counts is None else np.asarray(counts)
-            if new.shape != new_items.shape:
-                raise DataError(f"{new.size} counts for {new_items.size} items")
+            if counts is None:
+                new = np.ones(new_items.size, np.int64)
+            else:
+                new = as_counts(list(counts), new_items.size)
             pair_counts = np.concatenate([old, new])
         person_labels, person_codes = encode_labels(all_persons, "person labels")
         item_labels, item_codes = encode_labels(pair_items, "item labels")

@@ -25,6 +25,7 @@ import warnings
 from collections.abc import Mapping
 
 from dpcount.errors import DataError, DroppedRowsWarning
+from dpcount.graph.assembly import MAX_COUNT
 from dpcount.graph.labels import mixed_kinds_message
 from dpcount.io._sources import looks_like_data
 from dpcount.io._sql import INTEGER_TYPES, quote_ident
@@ -32,8 +33,8 @@ from dpcount.io._workspace import Workspace, open_workspace
 
 __all__ = [
     "check_count_type",
+    "check_counts",
     "check_json_kinds",
-    "check_non_negative",
     "check_text_type",
     "column_types",
     "open_workspace",
@@ -179,14 +180,26 @@ def valid_rows(
     return work.table("valid", f"SELECT * FROM {raw} WHERE NOT ({any_invalid})", kind="VIEW")
 
 
-def check_non_negative(work: Workspace, rows: str, count: str) -> None:
-    """The count column (alias ``c`` of ``rows``) must hold no negative value."""
-    row = work.run(f"SELECT count(*) FROM {rows} WHERE c < 0", "one")
+def check_counts(work: Workspace, rows: str, count: str) -> None:
+    """The count column (alias ``c`` of ``rows``) must hold no negative value and none above
+    2**63 - 1 (an unsigned column may: counts are int64)."""
+    row = work.run(
+        f"SELECT count(*) FILTER (WHERE c < 0), count(*) FILTER (WHERE c > {MAX_COUNT}) "
+        f"FROM {rows}",
+        "one",
+    )
     assert row is not None
-    if row[0]:
+    negative, too_large = row
+    if negative:
         raise DataError(
-            f"count column {count!r} has {row[0]} negative values (not private); "
+            f"count column {count!r} has {negative} negative values (not private); "
             "counts must be >= 0",
+            source=work.source.name,
+        )
+    if too_large:
+        raise DataError(
+            f"count column {count!r} has {too_large} values above 2**63 - 1, the largest count "
+            "dpcount holds",
             source=work.source.name,
         )
 

@@ -49,6 +49,7 @@ import numpy as np
 from dpcount.common.memory import release_free_memory
 from dpcount.common.tuning import TUNING
 from dpcount.errors import DataError
+from dpcount.graph.assembly import MAX_COUNT
 from dpcount.graph.dense import dense_codes
 from dpcount.io._intern import EmptyLabel, Interner
 
@@ -417,7 +418,10 @@ def encode_batches(batches: Iterable[pa.RecordBatch], *, with_counts: bool) -> E
                 c = batch.column(2)
                 if c.null_count:
                     raise NeedsChecks("null count")
-                values = c.to_numpy().astype(np.int64, copy=False)
+                values = c.to_numpy()
+                if values.size and values.dtype == np.uint64 and values.max() > MAX_COUNT:
+                    raise NeedsChecks("count above 2**63 - 1")  # it would wrap round
+                values = values.astype(np.int64, copy=False)
                 if values.size and values.min() < 0:
                     raise NeedsChecks("negative count")
                 counts.append(values)

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 from dpcount.errors import DataError
+from dpcount.graph.assembly import CountOverflowError
 
 __all__ = ["data_error", "first_line", "label_errors"]
 
@@ -71,9 +72,12 @@ def data_error(exc: Exception, source_name: str) -> DataError:
 
 @contextmanager
 def label_errors(source_name: str) -> Iterator[None]:
-    """Reword a graph's label complaint as advice about the source's id columns."""
+    """Reword a graph's label complaint as advice about the source's id columns (and name the
+    source in a complaint about its counts)."""
     try:
         yield
+    except CountOverflowError as exc:
+        raise DataError(exc.message, source=source_name) from exc
     except DataError as exc:
         raise DataError(
             f"the ids could not be represented exactly as NumPy labels ({exc}); cast the "

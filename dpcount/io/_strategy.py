@@ -39,7 +39,7 @@ from dpcount.common.tuning import TUNING
 from dpcount.errors import DataError
 from dpcount.graph import PersonItemGraph, graph_from_code_groups, graph_from_rows
 from dpcount.graph.deferred import DeferredLabels
-from dpcount.io._checks import check_non_negative, valid_rows
+from dpcount.io._checks import check_counts, valid_rows
 from dpcount.io._encode import EncodedPairs, NeedsChecks, encode_batches
 from dpcount.io._errors import data_error, label_errors
 from dpcount.io._frames import integer_columns
@@ -92,7 +92,7 @@ def stream_pairs(
     except NeedsChecks:
         valid = valid_rows(work, projection, invalid, drop_nulls, materialise=False)
         if count is not None:
-            check_non_negative(work, valid, count)
+            check_counts(work, valid, count)
         try:
             encoded = _encode_stream(
                 work, f"SELECT {', '.join(projection)} FROM {valid}", with_counts
