@@ -7,7 +7,8 @@ column types and file list, so they share one database per process, each read on
 its own (a connection of its own: temporary tables and registered tables stay private to it).
 Files whose rows DuckDB itself reads (CSV, TSV, JSON lines) and queries get a private database,
 closed when the read ends: DuckDB hands its memory back only then (about 100 MB of a 7M-row CSV
-read).
+read).  A query's database is locked: it installs and loads no extension, and its settings
+cannot change (see :mod:`dpcount.io._query` for what a query may be).
 
 Both spill to a temporary folder of their own, never into the working directory, and return
 freed memory above 8 MB promptly (DuckDB keeps up to 128 MB otherwise).  The shared database's
@@ -47,17 +48,28 @@ _LOCK = threading.Lock()
 _shared: dict[int, duckdb.DuckDBPyConnection] = {}  # by process id: a forked child opens its own
 
 
-def _connect(spill: str) -> duckdb.DuckDBPyConnection:
+#: The settings of a database that runs a caller's query: no extension is installed or loaded
+#: on the way (DuckDB would fetch one from the network for a function it does not know), and
+#: no setting can change after these (``SET``, ``RESET``: also refused as statements).
+_LOCKED: dict[str, str | bool] = {
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "allow_community_extensions": False,
+    "lock_configuration": True,
+}
+
+
+def _connect(spill: str, *, locked: bool = False) -> duckdb.DuckDBPyConnection:
     import duckdb
 
-    return duckdb.connect(
-        ":memory:",
-        config={
-            "temp_directory": spill,
-            "allocator_flush_threshold": "8MB",
-            "allocator_background_threads": True,
-        },
-    )
+    config: dict[str, str | bool | int | float | list[str]] = {
+        "temp_directory": spill,
+        "allocator_flush_threshold": "8MB",
+        "allocator_background_threads": True,
+    }
+    if locked:
+        config.update(_LOCKED)
+    return duckdb.connect(":memory:", config=config)
 
 
 def connection_for(
@@ -69,13 +81,18 @@ def connection_for(
         return nullcontext(connection)
     if source.frame is not None or source.format == "parquet":
         return shared_cursor()
-    return private_connection()
+    return private_connection(locked=source.query)
 
 
 @contextmanager
-def private_connection() -> Iterator[duckdb.DuckDBPyConnection]:
-    """A fresh in-memory database, closed (and its spill folder removed) on leaving."""
-    with tempfile.TemporaryDirectory(prefix=_SPILL_PREFIX) as spill, _connect(spill) as con:
+def private_connection(*, locked: bool = False) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A fresh in-memory database, closed (and its spill folder removed) on leaving; with
+    ``locked``, one that installs and loads no extension and whose settings cannot change
+    (for a caller's query)."""
+    with (
+        tempfile.TemporaryDirectory(prefix=_SPILL_PREFIX) as spill,
+        _connect(spill, locked=locked) as con,
+    ):
         yield con
 
 

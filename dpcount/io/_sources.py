@@ -6,15 +6,21 @@ turns them into a :class:`Source`: SQL usable after ``FROM`` and a name for erro
 * The format comes from the file suffix (``.csv``, ``.tsv``, ``.tab``, ``.parquet``, ``.pq``,
   ``.jsonl``, ``.ndjson``, ``.json``, optionally followed by ``.gz`` or ``.zst``); ``format=``
   overrides it.  Globs such as ``"logs/*.parquet"`` are read as one table.
-* ``sql=`` is a query run by DuckDB; a table in memory (pandas, polars, Arrow, a DuckDB
+* Local files are looked at before DuckDB opens them (:mod:`dpcount.io._files`): a named
+  pipe, a device, a link loop or a compression DuckDB cannot read is refused in words that
+  say so, and each file of a glob is looked at too.
+* ``sql=`` is exactly one ``SELECT`` run by DuckDB, checked before it runs
+  (:mod:`dpcount.io._query`); a table in memory (pandas, polars, Arrow, a DuckDB
   relation) is registered on the reader's connection under a unique name
   (:mod:`dpcount.io._frames`).  File options apply to files only.
 
 Examples
 --------
 >>> src = resolve_source(None, "SELECT 1 AS person", FileOptions())
->>> src.relation, src.name
-('(SELECT 1 AS person) AS dpcount_query', 'SQL query')
+>>> print(src.relation, src.name, sep="; ")
+(
+SELECT 1 AS person
+) AS dpcount_query; SQL query
 >>> resolve_source("data.xlsx", None, FileOptions())
 Traceback (most recent call last):
 ...
@@ -33,7 +39,15 @@ from pathlib import Path
 from typing import Any
 
 from dpcount.errors import DataError, InvalidParameterError
+from dpcount.io._files import (
+    GLOB_CHARS,
+    check_glob,
+    check_input_file,
+    is_local,
+    unsupported_suffix,
+)
 from dpcount.io._frames import frame_kind
+from dpcount.io._query import QUERY_NAME, checked_query
 from dpcount.io._sql import quote_literal
 
 __all__ = ["FORMATS", "FileOptions", "Source", "looks_like_data", "resolve_source"]
@@ -52,7 +66,6 @@ _SUFFIX_FORMATS = {
     ".json": "jsonl",
 }
 _COMPRESSION_SUFFIXES = {".gz", ".gzip", ".zst", ".zstd"}
-_GLOB_CHARS = set("*?[")
 
 
 @dataclass(frozen=True)
@@ -81,6 +94,7 @@ class Source:
     path: str | None = None
     csv_header: bool = False  # a CSV/TSV file whose first line is taken as the column names
     format: str | None = None  # of a file source
+    query: bool = False  # a sql= source (run on a locked connection of dpcount's own)
     frame: Any = field(default=None, compare=False)  # an in-memory table registered as relation
 
 
@@ -109,20 +123,25 @@ def resolve_source(source: Any, sql: str | None, options: FileOptions) -> Source
         name = f"dpcount_frame_{uuid.uuid4().hex[:12]}"
         return Source(relation=name, name=kind, frame=source)
     if sql is not None:
-        query = sql.strip().rstrip(";").strip()
-        if not query:
-            raise InvalidParameterError("sql is empty; pass a SELECT query")
-        return Source(relation=f"({query}) AS dpcount_query", name="SQL query")
+        query = checked_query(sql)
+        return Source(relation=f"(\n{query}\n) AS dpcount_query", name=QUERY_NAME, query=True)
     if not isinstance(source, str | os.PathLike):
         raise InvalidParameterError(
             f"cannot read a {type(source).__name__}: pass a path, a glob, or a pandas, polars, "
             "Arrow or DuckDB table"
         )
     path = os.path.expanduser(os.fspath(source))
+    compression = unsupported_suffix(path)
+    if compression is not None:  # before the format: 'a.csv.bz2' has no format suffix
+        raise DataError(
+            f"is compressed with {compression}, which dpcount cannot read; decompress it, or "
+            "compress it with gzip (.gz) or zstd (.zst)",
+            source=path,
+        )
     fmt = _check_format(options.format, path)
-    _check_file(path)
+    compression = _check_files(path, fmt)
     return Source(
-        relation=_reader_sql(path, fmt, options),
+        relation=_reader_sql(path, fmt, options, compression),
         name=path,
         path=path,
         csv_header=options.header and fmt in ("csv", "tsv"),
@@ -154,23 +173,23 @@ def _check_format(format: str | None, path: str) -> str:
     return inferred
 
 
-def _check_file(path: str) -> None:
-    """Fail early, with a clear message, on a missing or empty local file (globs/URLs pass)."""
-    if "://" in path or _GLOB_CHARS & set(path):
-        return
-    if not os.path.exists(path):
-        raise DataError("file not found; check the path", source=path)
-    if os.path.isdir(path):
-        raise DataError(
-            "is a folder; pass a file, or a glob such as 'folder/*.parquet'", source=path
-        )
-    if os.path.getsize(path) == 0:
-        raise DataError("file is empty; expected a header and at least one row", source=path)
+def _check_files(path: str, fmt: str) -> str | None:
+    """Check a local file, or each file of a local glob, before DuckDB opens it
+    (:mod:`dpcount.io._files`); the compression of a single text file whose suffix does not
+    name it."""
+    if not is_local(path):
+        return None
+    if GLOB_CHARS & set(path):
+        check_glob(path, text=fmt != "parquet")
+        return None
+    return check_input_file(path, text=fmt != "parquet")
 
 
-def _reader_sql(path: str, fmt: str, options: FileOptions) -> str:
-    """The DuckDB table function call that reads ``path``."""
+def _reader_sql(path: str, fmt: str, options: FileOptions, compression: str | None = None) -> str:
+    """The DuckDB table function call that reads ``path`` (compressed with ``compression``
+    whatever its suffix says, if given)."""
     literal = quote_literal(path)
+    compressed = [] if compression is None else [f"compression={quote_literal(compression)}"]
     if fmt in ("csv", "tsv"):
         delimiter = options.delimiter
         delim = delimiter if delimiter is not None else ("," if fmt == "csv" else "\t")
@@ -182,6 +201,7 @@ def _reader_sql(path: str, fmt: str, options: FileOptions) -> str:
             "escape='\"'",
             f"header={'true' if options.header else 'false'}",
             f"encoding={quote_literal(options.encoding)}",
+            *compressed,
         ]
         if options.column_types:
             entries = ", ".join(
@@ -199,4 +219,5 @@ def _reader_sql(path: str, fmt: str, options: FileOptions) -> str:
         return f"read_parquet({literal})"
     # A ".json" file may be one JSON array or JSON lines; ".jsonl"/".ndjson" are JSON lines.
     style = "auto" if _plain_suffix(path) == ".json" else "newline_delimited"
-    return f"read_json({literal}, format={quote_literal(style)})"
+    settings = [f"format={quote_literal(style)}", *compressed]
+    return f"read_json({literal}, {', '.join(settings)})"

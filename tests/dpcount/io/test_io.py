@@ -161,7 +161,7 @@ def test_sql_options_checked():
 
 
 def test_sql_errors_are_data_errors():
-    with pytest.raises(DataError, match="SQL query: could not read the data: Parser Error"):
+    with pytest.raises(DataError, match="SQL query: cannot parse the query: Parser Error"):
         read_pairs(sql="SELEC 1")
     with pytest.raises(DataError, match="no rows"):
         read_pairs(sql="SELECT 1 AS person, 'x' AS item WHERE false")
