@@ -195,7 +195,7 @@ def test_bad_options(capsys, extra, message):
         (["x.csv", "--scale", "2"], "--scale-factor applies to --dataset only"),
         (["x.csv", "--data-seed", "2"], "--data-seed applies to --dataset only"),
         (["--sql", "SELECT 1 AS person, 2 AS item", "--format", "csv"], "--format applies"),
-        (["--sql", "SELEC 1"], "SQL query: could not read the data"),
+        (["--sql", "SELEC 1"], "SQL query: cannot parse the query"),
     ],
 )
 def test_bad_sources(capsys, args, message):
