@@ -22,18 +22,24 @@ from __future__ import annotations
 import os
 import sys
 import warnings
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
 
 from dpcount.errors import DataError, DroppedRowsWarning
 from dpcount.graph.assembly import MAX_COUNT
 from dpcount.graph.labels import mixed_kinds_message
-from dpcount.io._sources import looks_like_data
-from dpcount.io._sql import INTEGER_TYPES, quote_ident
+from dpcount.io._files import GLOB_CHARS, is_local
+from dpcount.io._sources import Source, looks_like_data
+from dpcount.io._sql import INTEGER_TYPES, quote_ident, quote_literal
 from dpcount.io._workspace import Workspace, open_workspace
 
 __all__ = [
     "check_count_type",
     "check_counts",
+    "check_float_ids",
+    "check_glob_schemas",
     "check_json_kinds",
     "check_text_type",
     "column_types",
@@ -65,6 +71,73 @@ def column_types(work: Workspace, roles: Mapping[str, str]) -> dict[str, str]:
             source=source.name,
         )
     return types
+
+
+def check_glob_schemas(work: Workspace, columns: Sequence[str]) -> None:
+    """The files of a local Parquet glob must agree on ``columns``: each file has them, spelt
+    alike, of the same type (integers of any width agree: DuckDB casts them exactly or fails);
+    otherwise the error names the file that differs.
+
+    DuckDB reads every file as if it had the first file's schema: 0.5 in a later file becomes
+    0 in an integer column.  Only the files' footers are read.  (CSV and JSON globs are sniffed
+    file by file by DuckDB, which refuses names that differ.)
+    """
+    source = work.source
+    path = source.path
+    if (
+        source.format != "parquet"
+        or path is None
+        or not is_local(path)
+        or not GLOB_CHARS & set(path)
+    ):
+        return
+    import pyarrow.parquet as pq
+
+    files = [
+        str(row[0]) for row in work.run(f"SELECT file FROM glob({quote_literal(path)})", "all")
+    ]
+    first: dict[str, str] | None = None
+    for file in files:
+        try:
+            schema = pq.read_schema(file)
+        except (OSError, ValueError):  # not Parquet: DuckDB words it
+            continue
+        found = {name: _schema_kind(schema.field(name).type) for name in schema.names}
+        if first is None:
+            first, first_file = found, file
+            continue
+        for column in columns:
+            if column not in first:
+                continue  # the first file lacks it: column_types says so
+            if column not in found:
+                alike = [name for name in found if name.lower() == column.lower()]
+                hint = f" (it has {alike[0]!r}; names are case-sensitive)" if alike else ""
+                raise DataError(
+                    f"has no column {column!r}, which {first_file} has{hint}; the files of one "
+                    "glob must have the same columns",
+                    source=file,
+                )
+            if found[column] != first[column]:
+                raise DataError(
+                    f"column {column!r} is {found[column]} here but {first[column]} in "
+                    f"{first_file}; the files of one glob must agree on column types (DuckDB "
+                    "would convert this file's values to the first one's type)",
+                    source=file,
+                )
+
+
+def _schema_kind(arrow_type: Any) -> str:
+    """How :func:`check_glob_schemas` compares a Parquet column's types: integers of any
+    width alike, strings however stored, anything else by its name."""
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(arrow_type):
+        arrow_type = arrow_type.value_type
+    if pa.types.is_integer(arrow_type):
+        return "an integer"
+    if pa.types.is_string(arrow_type) or pa.types.is_large_string(arrow_type):
+        return "a string"
+    return f"of type {arrow_type}"
 
 
 #: The label kind (:func:`dpcount.graph.labels.label_kind`) of each of DuckDB's JSON types.
@@ -103,7 +176,13 @@ def check_json_kinds(work: Workspace, ids: Mapping[str, str], types: Mapping[str
 
 
 def check_count_type(count: str, duck_type: str, source_name: str) -> None:
-    """A count column must hold integers."""
+    """A count column must hold integers of at most 64 bits."""
+    if duck_type in ("HUGEINT", "UHUGEINT"):
+        raise DataError(
+            f"count column {count!r} holds integers beyond 64 bits; counts above 2**63 - 1, "
+            "the largest count dpcount holds, are not supported",
+            source=source_name,
+        )
     if duck_type not in INTEGER_TYPES:
         raise DataError(
             f"count column {count!r} has type {duck_type}, expected an integer type; "
@@ -202,6 +281,49 @@ def check_counts(work: Workspace, rows: str, count: str) -> None:
             "dpcount holds",
             source=work.source.name,
         )
+
+
+#: From here on a float64 cannot tell consecutive integers apart (IEEE 754: 53-bit significand).
+FLOAT_EXACT_LIMIT = 2**53
+
+#: Formats whose numbers DuckDB parses from text, choosing the type itself.
+_TEXT_FORMATS = frozenset({"csv", "tsv", "jsonl"})
+
+
+def check_float_ids(labels: Any, duck_type: str, column: str, source: Source) -> None:
+    """Refuse the distinct ``labels`` of an id column that DuckDB parsed from text as floating
+    point when any reaches 2**53 in size: distinct integer ids there may have merged (a CSV
+    column with one decimal point is read as DOUBLE; so is a JSON integer beyond 64 bits).
+
+    Only the distinct labels are looked at, once they are encoded: no pass over the rows.
+    Floats from Parquet, tables in memory or a query are the caller's own and are kept.
+
+    Examples
+    --------
+    >>> csv = Source(relation="read_csv('a.csv')", name="a.csv", format="csv")
+    >>> check_float_ids(np.array([0.5, 2.0**60]), "DOUBLE", "user", csv)
+    Traceback (most recent call last):
+    ...
+    dpcount.errors.DataError: a.csv: id column 'user' was read as floating point and holds \
+values of 2**53 or more, where distinct integers merge; read it as text with \
+column_types={'user': 'VARCHAR'}
+    >>> check_float_ids(np.array([0.5, 2.0**52]), "DOUBLE", "user", csv)
+    """
+    if duck_type not in ("DOUBLE", "FLOAT") or source.format not in _TEXT_FORMATS:
+        return
+    values = labels.to_numpy(zero_copy_only=False) if hasattr(labels, "to_numpy") else labels
+    values = np.asarray(values, dtype=np.float64)
+    if not values.size or not np.nanmax(np.abs(values)) >= FLOAT_EXACT_LIMIT:
+        return
+    if source.format == "jsonl":
+        fix = f"with sql= and read_json(..., columns={{{column!r}: 'VARCHAR', ...}})"
+    else:
+        fix = f"with column_types={{{column!r}: 'VARCHAR'}}"
+    raise DataError(
+        f"id column {column!r} was read as floating point and holds values of 2**53 or more, "
+        f"where distinct integers merge; read it as text {fix}",
+        source=source.name,
+    )
 
 
 def _caller_level() -> int:

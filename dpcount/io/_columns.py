@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from dpcount.errors import InvalidParameterError
-from dpcount.io._checks import check_json_kinds, column_types
+from dpcount.io._checks import check_glob_schemas, check_json_kinds, column_types
 from dpcount.io._sources import FileOptions, Source, resolve_source
 from dpcount.io._sql import invalid_expr, label_expr
 from dpcount.io._workspace import Workspace, open_workspace
@@ -96,6 +96,7 @@ def open_source(
     resolved = resolve_source(source, sql, options)
     with open_workspace(connection, resolved, ids) as work:
         types = column_types(work, roles)
+        check_glob_schemas(work, list(roles.values()))
         check_json_kinds(work, ids, types)
         columns = {ALIASES[role]: column for role, column in ids.items()}
         yield OpenSource(

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from dpcount.graph import PersonItemGraph, graph_from_codes
+from dpcount.io._checks import check_float_ids
 from dpcount.io._errors import label_errors
 from dpcount.io._workspace import Workspace
 
@@ -42,20 +43,31 @@ def sorted_dictionary(work: Workspace, alias: str, rows: str, code_type: str = "
     )
 
 
-def dictionary_labels(work: Workspace, dictionary: str, alias: str, duck_type: str) -> np.ndarray:
-    """The labels of a :func:`sorted_dictionary` in code order (DATE as ``datetime64[D]``)."""
+def dictionary_labels(
+    work: Workspace, dictionary: str, alias: str, duck_type: str, column: str
+) -> np.ndarray:
+    """The labels of a :func:`sorted_dictionary` in code order (DATE as ``datetime64[D]``) of
+    the id column ``column``, checked by :func:`dpcount.io._checks.check_float_ids`."""
     result = work.run(f"SELECT {alias} FROM {dictionary} ORDER BY {alias}c", "numpy")
     values = plain(next(iter(result.values())))
+    check_float_ids(values, duck_type, column, work.source)
     return values.astype("datetime64[D]") if duck_type == "DATE" else values
 
 
 def encode_pairs(
-    work: Workspace, valid: str, pairs: str, *, with_counts: bool, types: tuple[str, str]
+    work: Workspace,
+    valid: str,
+    pairs: str,
+    *,
+    with_counts: bool,
+    types: tuple[str, str],
+    names: tuple[str, str] = ("person", "item"),
 ) -> PersonItemGraph:
     """Dictionary-encode persons (of ``valid``) and items (of ``pairs``) in label order and
     build the graph of ``pairs`` (columns ``p``, ``i`` and, with counts, ``c``).
 
-    ``types`` are the DuckDB types of the person and item columns.  Persons of ``valid`` that
+    ``types`` are the DuckDB types of the person and item columns, ``names`` how errors name
+    them.  Persons of ``valid`` that
     no pair has stay in the graph as persons without items.
     """
     persons = sorted_dictionary(work, "p", valid)
@@ -65,8 +77,8 @@ def encode_pairs(
         f"SELECT {columns} FROM {pairs} JOIN {persons} USING (p) JOIN {items} USING (i)",
         "numpy",
     )
-    person_labels = dictionary_labels(work, persons, "p", types[0])
-    item_labels = dictionary_labels(work, items, "i", types[1])
+    person_labels = dictionary_labels(work, persons, "p", types[0], names[0])
+    item_labels = dictionary_labels(work, items, "i", types[1], names[1])
     with label_errors(work.source.name):
         return graph_from_codes(
             plain(codes["pc"]),

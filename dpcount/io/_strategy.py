@@ -39,7 +39,7 @@ from dpcount.common.tuning import TUNING
 from dpcount.errors import DataError
 from dpcount.graph import PersonItemGraph, graph_from_code_groups, graph_from_rows
 from dpcount.graph.deferred import DeferredLabels
-from dpcount.io._checks import check_counts, valid_rows
+from dpcount.io._checks import check_counts, check_float_ids, valid_rows
 from dpcount.io._encode import EncodedPairs, NeedsChecks, encode_batches
 from dpcount.io._errors import data_error, label_errors
 from dpcount.io._frames import integer_columns
@@ -99,6 +99,8 @@ def stream_pairs(
             )
         except NeedsChecks as exc:  # the checks above rule this out
             raise DataError(f"unexpected {exc} after the checks", source=work.source.name) from exc
+    for alias, labels in (("p", encoded.person_labels), ("i", encoded.item_labels)):
+        check_float_ids(labels, types[columns[alias]], columns[alias], work.source)
     return partial(_graph_of, encoded, types[columns["p"]], types[columns["i"]], work.source.name)
 
 

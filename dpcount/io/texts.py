@@ -96,4 +96,11 @@ def read_texts(
             "pairs", f"SELECT p, i, count(*)::BIGINT AS c FROM ({grams}) GROUP BY p, i"
         )
         person_type = s.types[person]
-        return encode_pairs(s.work, valid, pairs, with_counts=True, types=(person_type, "VARCHAR"))
+        return encode_pairs(
+            s.work,
+            valid,
+            pairs,
+            with_counts=True,
+            types=(person_type, "VARCHAR"),
+            names=(person, "n-grams"),
+        )

@@ -97,7 +97,9 @@ def read_triples(
         joins = " ".join(f"JOIN {table} USING ({alias})" for alias, table in dictionaries.items())
         codes = work.run(f"SELECT pc, gc, ic FROM {valid} {joins}", "numpy")
         labels = [
-            dictionary_labels(work, table, alias, opened.types[opened.columns[alias]])
+            dictionary_labels(
+                work, table, alias, opened.types[opened.columns[alias]], opened.columns[alias]
+            )
             for alias, table in dictionaries.items()
         ]
     with label_errors(opened.source.name):

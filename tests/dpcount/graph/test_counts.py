@@ -81,3 +81,10 @@ def test_as_counts_refuses_negatives_and_floats():
         as_counts([1, -1], 2)
     with pytest.raises(DataError, match="non-negative integers"):
         as_counts([1.5], 1)
+
+
+def test_a_count_column_beyond_64_bits_says_so(tmp_path):
+    path = tmp_path / "h.csv"
+    path.write_text(f"p,i,c\n1,a,{2**64}\n2,b,1\n")
+    with pytest.raises(DataError, match="'c' holds integers beyond 64 bits"):
+        read_pairs(path, "p", "i", "c")
