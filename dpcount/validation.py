@@ -22,6 +22,7 @@ from typing import Any
 
 from dpcount.errors import InvalidParameterError
 from dpcount.graph.assembly import MAX_ITEMS
+from dpcount.graph.labels import as_key_list
 from dpcount.graph.person_item import PersonItemGraph
 
 __all__ = [
@@ -32,6 +33,7 @@ __all__ = [
     "check_delta",
     "check_epsilon",
     "check_graph",
+    "check_keys",
     "check_nonnegative",
     "check_nonnegative_int",
     "check_positive",
@@ -68,6 +70,18 @@ build one with PersonItemGraph.from_pairs / from_sets / from_dataframe
             "with PersonItemGraph.from_pairs / from_sets / from_dataframe"
         )
     return graph
+
+
+def check_keys(values: Any, name: str) -> list[Any]:
+    """A list of hashable labels (group keys …): not one string, which would be split into
+    letters, nor labels that cannot be hashed.
+
+    Examples
+    --------
+    >>> check_keys(["a", "b"], "groups")
+    ['a', 'b']
+    """
+    return as_key_list(values, name)
 
 
 def check_positive(value: Any, name: str) -> float:
@@ -142,13 +156,29 @@ def check_probability(p: Any, name: str, *, open_low: bool = True, open_high: bo
 def check_positive_int(value: Any, name: str, *, maximum: int | None = None) -> int:
     """A whole number ≥ 1 (``numpy`` integers accepted, floats and bools rejected)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}")
+        raise InvalidParameterError(f"{name} must be a positive integer, got {_shown(value)}")
     v = int(value)
     if v < 1:
-        raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}")
+        raise InvalidParameterError(f"{name} must be a positive integer, got {_shown(value)}")
     if maximum is not None and v > maximum:
-        raise InvalidParameterError(f"{name} must be at most {maximum}, got {value!r}")
+        raise InvalidParameterError(f"{name} must be at most {maximum}, got {_shown(value)}")
     return v
+
+
+def _shown(value: Any, limit: int = 40) -> str:
+    """``repr(value)`` for an error message, cut short when long (a 400-digit integer).
+
+    Examples
+    --------
+    >>> _shown(10**400)
+    'a 401-digit integer'
+    >>> len(_shown("x" * 50))
+    40
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**limit:
+        return f"a {len(str(abs(value)))}-digit integer"
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def check_nonnegative_int(value: Any, name: str) -> int:

@@ -54,10 +54,12 @@ from dpcount.graph import GroupedGraph, PersonItemGraph, graph_from_codes
 from dpcount.io import table_kind
 from dpcount.validation import (
     MAX_ELL,
+    MAX_ITEMS,
     check_beta,
     check_choice,
     check_delta,
     check_epsilon,
+    check_keys,
     check_positive_int,
     check_probability,
 )
@@ -239,7 +241,7 @@ and item column 'item' not found; available columns: ['user', 'product', 'region
 
 
 def _check_groups(groups: Sequence[Hashable]) -> list[Hashable]:
-    keys = list(groups)
+    keys = check_keys(groups, "groups")
     if not keys:
         raise InvalidParameterError(
             "groups must list at least one group key (or be None to choose keys privately)"
@@ -314,7 +316,7 @@ def grouped_distinct_count_loss(
     0.5
     """
     eps, dlt, eps_select = _split(epsilon, groups, delta, selection_share)
-    k = check_positive_int(max_groups, "max_groups")
+    k = check_positive_int(max_groups, "max_groups", maximum=MAX_ITEMS)
     check_choice(counting, "counting", COUNTINGS)
     ell_max = check_positive_int(ell_max, "ell_max", maximum=MAX_ELL)
     plan = plan_ell(

@@ -43,6 +43,7 @@ from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import tables
 from dpcount.graph.assembly import readonly
 from dpcount.graph.labels import (
+    as_key_list,
     as_label_array,
     check_no_nulls,
     check_sorted_unique,
@@ -353,7 +354,8 @@ class GroupedGraph:
         >>> g.select_groups(["b", "zz"]).group_labels.tolist()
         ['b']
         """
-        ids = sorted({g for g in map(self.group_index, labels) if g >= 0})
+        keys = as_key_list(labels, "select_groups labels")
+        ids = sorted({g for g in map(self.group_index, keys) if g >= 0})
         wanted = np.zeros(self.n_groups, dtype=bool)
         wanted[ids] = True
         group_map = np.cumsum(wanted) - 1

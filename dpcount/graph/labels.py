@@ -39,6 +39,7 @@ from dpcount.graph.dense import dense_codes
 
 __all__ = [
     "Labels",
+    "as_key_list",
     "as_label_array",
     "check_no_nulls",
     "check_sorted_unique",
@@ -103,6 +104,50 @@ def null_count(values: np.ndarray) -> int:
     return 0
 
 
+def as_key_list(
+    values: Any, what: str, error: type[DataError | InvalidParameterError] = InvalidParameterError
+) -> list[Any]:
+    """``values`` as a list of hashable labels (a list, tuple, set, array …), refusing one
+    string (``list("abc")`` would be three labels), a non-iterable and unhashable labels
+    with ``error``.
+
+    Examples
+    --------
+    >>> as_key_list(("a", 2), "groups")
+    ['a', 2]
+    >>> as_key_list("abc", "groups")
+    Traceback (most recent call last):
+    ...
+    dpcount.errors.InvalidParameterError: groups must be a list of labels, not one string \
+('abc' would be split into letters); pass ['abc']
+    >>> as_key_list([["a"]], "groups")
+    Traceback (most recent call last):
+    ...
+    dpcount.errors.InvalidParameterError: groups must hold hashable labels (str, int, float, \
+...), got a list value
+    """
+    if isinstance(values, str | bytes):
+        raise error(
+            f"{what} must be a list of labels, not one string ({values!r} would be split into "
+            f"letters); pass [{values!r}]"
+        )
+    try:
+        keys = list(values)
+    except TypeError:
+        raise error(
+            f"{what} must be a list of labels, got a {type(values).__name__} value"
+        ) from None
+    for key in keys:
+        try:
+            hash(key)
+        except TypeError:
+            raise error(
+                f"{what} must hold hashable labels (str, int, float, ...), got a "
+                f"{type(key).__name__} value"
+            ) from None
+    return keys
+
+
 def as_label_array(values: Any, what: str) -> np.ndarray:
     """:func:`label_array`, then refuse nulls (:func:`check_no_nulls`)."""
     arr = label_array(values, what)
@@ -123,7 +168,7 @@ def label_array(values: Any, what: str) -> np.ndarray:
     elif hasattr(values, "to_numpy"):  # pandas Series / Index, pyarrow-backed columns
         arr = values.to_numpy()
     else:
-        seq = list(values)
+        seq = as_key_list(values, what, DataError)
         kinds = {label_kind(type(v)) for v in seq}
         if kinds == {"str"}:
             arr = np.array(seq, dtype=str) if seq else np.empty(0, dtype=str)

@@ -43,6 +43,7 @@ from dpcount.graph.assembly import (
 from dpcount.graph.deferred import DeferredLabels
 from dpcount.graph.labels import (
     Labels,
+    as_key_list,
     as_label_array,
     check_no_nulls,
     check_sorted_unique,
@@ -240,6 +241,11 @@ class PersonItemGraph:
         >>> PersonItemGraph.from_sets({"solo": []}).summary().persons_without_items
         1
         """
+        if not isinstance(sets, Mapping):
+            raise InvalidParameterError(
+                f"from_sets takes a mapping {{person: items}} (a dict), got a "
+                f"{type(sets).__name__}; for lists of persons and items use from_pairs"
+            )
         persons: list[Hashable] = []
         items: list[Hashable] = []
         counts: list[int] = []
@@ -258,7 +264,7 @@ class PersonItemGraph:
                     items.append(item)
                     counts.append(count)
             else:
-                items.extend(held)
+                items.extend(as_key_list(held, f"the items of person {person!r}", DataError))
             if len(items) == before:
                 empty.append(person)
             persons.extend([person] * (len(items) - before))

@@ -59,11 +59,14 @@ def registrable(
       count and report bad rows), so it is read into an Arrow table first.
     * A DuckDB relation belongs to its connection; with ``connection=`` it is read there,
       otherwise it is run once into an Arrow table.
+    * A table with two columns of one name is refused: which one a name selects is not
+      defined (pandas hands back both; DuckDB renames one).
     * pandas ``object`` columns holding a mix of label kinds (e.g. ``1`` and ``"1"``) are
       refused, because DuckDB would turn them all into text and merge distinct labels.
 
     ``id_columns`` maps each id's role (``"person"``, ``"item"``, ``"group"``) to its column.
     """
+    _check_unique_names(obj, kind)
     if kind == "Arrow record batch reader":
         return obj.read_all()
     if kind == "DuckDB relation" and connection is None:
@@ -71,6 +74,22 @@ def registrable(
     if kind == "pandas DataFrame":
         _check_object_columns(obj, id_columns)
     return obj
+
+
+def _check_unique_names(obj: Any, kind: str) -> None:
+    if kind.startswith("Arrow"):
+        names = list(obj.schema.names)  # an Arrow table's .columns are its data
+    elif kind == "polars LazyFrame":
+        return  # polars refuses repeated names itself
+    else:
+        names = [str(name) for name in obj.columns]  # pandas, polars, DuckDB relations
+    repeated = sorted({name for name in names if names.count(name) > 1})
+    if repeated:
+        raise DataError(
+            f"has several columns named {', '.join(map(repr, repeated))}; rename them so that "
+            "each column has its own name",
+            source=kind,
+        )
 
 
 def _check_object_columns(frame: Any, id_columns: Mapping[str, str]) -> None:
