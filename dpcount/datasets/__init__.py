@@ -32,7 +32,13 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from dpcount.datasets._synthetic import fashion_like, reddit_like, synthetic
+from dpcount.datasets._synthetic import (
+    MAX_SCALE_FACTOR,
+    check_scale_factor,
+    fashion_like,
+    reddit_like,
+    synthetic,
+)
 from dpcount.datasets._teaching import southern_women
 from dpcount.datasets._tpch import TPCH_QUERIES, tpch, tpch_sql, tpch_tables
 from dpcount.errors import InvalidParameterError
@@ -40,6 +46,7 @@ from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice
 
 __all__ = [
+    "MAX_SCALE_FACTOR",
     "TPCH_QUERIES",
     "description",
     "fashion_like",
@@ -143,7 +150,8 @@ def load(
         One of :func:`names`.
     scale_factor
         For synthetic presets the fraction of persons (``0.01`` = 1%); for TPC-H the scale
-        factor; must be 1 for ``southern-women``.
+        factor; must be 1 for ``southern-women``, at most :data:`MAX_SCALE_FACTOR` (100) for
+        the others.
     seed
         Seed of the synthetic presets (ignored by the deterministic data sets).
     cache_dir
@@ -166,4 +174,4 @@ def load(
     223
     """
     dataset = _DATASETS[check_choice(name, "data set", names())]
-    return dataset.build(scale_factor, seed, cache_dir)
+    return dataset.build(check_scale_factor(scale_factor), seed, cache_dir)

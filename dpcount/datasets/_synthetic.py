@@ -245,11 +245,39 @@ def _rng(seed: int | np.random.Generator) -> np.random.Generator:
     return np.random.default_rng(int(seed))
 
 
-def _scaled(preset: dict[str, float], scale_factor: float) -> dict[str, float]:
+#: The largest scale factor of a built-in data set: reddit-like at 100 is about 710M pairs, some
+#: 20 GB to build; beyond it a build would only end in running out of memory.
+MAX_SCALE_FACTOR = 100.0
+
+
+def check_scale_factor(scale_factor: object) -> float:
+    """A scale factor in (0, :data:`MAX_SCALE_FACTOR`], refused before anything is built.
+
+    Examples
+    --------
+    >>> check_scale_factor(1e12)
+    Traceback (most recent call last):
+    ...
+    dpcount.errors.InvalidParameterError: scale_factor must be at most 100, got 1e+12: a \
+larger data set would not fit in memory
+    """
     if not (
-        isinstance(scale_factor, int | float) and math.isfinite(scale_factor) and scale_factor > 0
+        isinstance(scale_factor, int | float)
+        and not isinstance(scale_factor, bool)
+        and math.isfinite(scale_factor)
+        and scale_factor > 0
     ):
         raise InvalidParameterError(f"scale_factor must be a positive number, got {scale_factor!r}")
+    if scale_factor > MAX_SCALE_FACTOR:
+        raise InvalidParameterError(
+            f"scale_factor must be at most {MAX_SCALE_FACTOR:g}, got {scale_factor:g}: a larger "
+            "data set would not fit in memory"
+        )
+    return float(scale_factor)
+
+
+def _scaled(preset: dict[str, float], scale_factor: float) -> dict[str, float]:
+    scale_factor = check_scale_factor(scale_factor)
     n_persons = max(1, round(preset["n_persons"] * scale_factor))
     return preset | {"n_persons": n_persons}
 

@@ -32,10 +32,10 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from dpcount.datasets._synthetic import check_scale_factor
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.io import read_pairs
-from dpcount.validation import check_positive
 
 __all__ = ["TPCH_QUERIES", "tpch", "tpch_sql", "tpch_tables"]
 
@@ -169,7 +169,7 @@ def tpch_tables(
     >>> sorted(p.name for p in folder.iterdir())  # doctest: +SKIP
     ['supplier.parquet']
     """
-    scale_factor = check_positive(scale_factor, "scale_factor")
+    scale_factor = check_scale_factor(scale_factor)
     root = Path(cache_dir).expanduser() if cache_dir is not None else _default_cache()
     folder = root / "tpch" / f"sf{scale_factor:g}"
     missing = [t for t in tables if not (folder / f"{t}.parquet").is_file()]
