@@ -106,3 +106,30 @@ def test_concurrent_reads_on_the_shared_database():
         thread.join()
     for k, frame in enumerate(frames):
         assert results[k] == PersonItemGraph.from_pairs(frame["person"], frame["item"])
+
+
+def test_private_spill_folders_are_removed_on_every_exit(tmp_path, monkeypatch):
+    """A read on a private database leaves no ``dpcount-duckdb-*`` folder, whether it
+    succeeds, fails on the data, or is interrupted (Ctrl-C) in the middle."""
+    from dpcount.io import pairs
+
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(_database.tempfile, "tempdir", str(temp))
+    good, bad = tmp_path / "good.csv", tmp_path / "bad.csv"
+    good.write_text("person,item\na,x\n")
+    bad.write_text("person,item\na,\n")
+    seen: list[int] = []
+
+    def interrupted(*args: object, **kwargs: object) -> object:
+        seen.append(len(list(temp.iterdir())))  # the folder exists while the read runs
+        raise KeyboardInterrupt
+
+    assert read_pairs(good).n_pairs == 1
+    with pytest.raises(DataError):
+        read_pairs(bad)
+    monkeypatch.setattr(pairs, "stream_pairs", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        read_pairs(good)
+    assert seen == [1]  # the power check: there was a folder to remove
+    assert list(temp.iterdir()) == []
