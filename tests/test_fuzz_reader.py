@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import json
 import os
-import threading
 import warnings
-from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -38,6 +36,7 @@ from hypothesis import strategies as st
 from dpcount import read_pairs, read_texts, read_triples
 from dpcount.errors import DataError, DPCountError
 from dpcount.graph.assembly import MAX_COUNT
+from tests.blocking import raised_without_blocking
 
 FUZZ = settings(
     max_examples=30,
@@ -209,27 +208,6 @@ def test_count_sums_are_exact_or_refused(tmp_path, counts, kind):
 # --------------------------------------------------------------------------------------------
 
 
-def _finishes(call: Callable[[], object], fifo: Path | None = None) -> BaseException | None:
-    """What ``call`` raised (None if it returned); fails the test if it blocks."""
-    outcome: list[BaseException] = []
-
-    def run() -> None:
-        try:
-            call()
-        except BaseException as exc:  # handed to the test's thread
-            outcome.append(exc)
-
-    worker = threading.Thread(target=run, daemon=True)
-    worker.start()
-    worker.join(60)
-    if worker.is_alive():
-        if fifo is not None:
-            with open(fifo, "wb"):  # a writer: the blocked open returns, the suite goes on
-                pass
-        pytest.fail("the reader blocked")
-    return outcome[0] if outcome else None
-
-
 READERS = {
     "read_pairs": lambda source, **kw: read_pairs(source, **kw),
     "read_triples": lambda source, **kw: read_triples(source, **kw),
@@ -250,7 +228,7 @@ def test_a_fifo_is_refused_at_once(tmp_path, reader, suffix, how):
         call = lambda: read(str(tmp_path / f"*{suffix}"))  # noqa: E731
     else:
         call = lambda: read(None, sql=f"SELECT * FROM '{fifo}'")  # noqa: E731
-    error = _finishes(call, fifo)
+    error = raised_without_blocking(call, fifo)
     assert isinstance(error, DataError), error
     assert "named pipe (FIFO)" in str(error)
 
@@ -258,7 +236,7 @@ def test_a_fifo_is_refused_at_once(tmp_path, reader, suffix, how):
 @pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "/dev/null"])
 @pytest.mark.parametrize("fmt", ["csv", "parquet", "jsonl"])
 def test_devices_are_never_read(device, fmt):
-    error = _finishes(lambda: read_pairs(device, format=fmt))
+    error = raised_without_blocking(lambda: read_pairs(device, format=fmt))
     assert isinstance(error, DataError) and "character device" in str(error)
-    error = _finishes(lambda: read_pairs(sql=f"SELECT * FROM read_csv('{device}')"))
+    error = raised_without_blocking(lambda: read_pairs(sql=f"SELECT * FROM read_csv('{device}')"))
     assert isinstance(error, DataError) and "character device" in str(error)

@@ -10,12 +10,12 @@ import bz2
 import gzip
 import lzma
 import os
-import threading
 
 import pytest
 
 from dpcount import PersonItemGraph, read_pairs
 from dpcount.errors import DataError
+from tests.blocking import raised_without_blocking
 
 DATA = b"person,item\n1,a\n2,b\n"
 EXPECTED = PersonItemGraph.from_pairs([1, 2], ["a", "b"])
@@ -23,24 +23,9 @@ EXPECTED = PersonItemGraph.from_pairs([1, 2], ["a", "b"])
 
 def _refused_without_blocking(path: str, **options: object) -> DataError:
     """The error read_pairs raises on ``path``, failing the test if it blocks."""
-    outcome: list[BaseException] = []
-
-    def read() -> None:
-        try:
-            read_pairs(path, **options)
-        except BaseException as exc:  # handed to the test's thread
-            outcome.append(exc)
-
-    worker = threading.Thread(target=read, daemon=True)
-    worker.start()
-    worker.join(60)
-    if worker.is_alive():
-        if os.path.exists(path) and not os.path.isfile(path):
-            with open(path, "wb"):  # a writer: the blocked open returns, the suite goes on
-                pass
-        pytest.fail(f"reading {path} blocked")
-    assert len(outcome) == 1 and isinstance(outcome[0], DataError), outcome
-    return outcome[0]
+    error = raised_without_blocking(lambda: read_pairs(path, **options), path)
+    assert isinstance(error, DataError), error
+    return error
 
 
 def test_a_fifo_without_writer_is_refused_without_blocking(tmp_path):

@@ -9,7 +9,6 @@ dropped) and checks that it does not now, and that the reader refuses the query 
 from __future__ import annotations
 
 import os
-import threading
 
 import duckdb
 import pytest
@@ -18,6 +17,7 @@ from dpcount import PersonItemGraph, read_pairs
 from dpcount.cli import main
 from dpcount.errors import DataError, DPCountError, InvalidParameterError
 from dpcount.io._connections import private_connection
+from tests.blocking import raised_without_blocking
 
 PAIRS = "SELECT 1 AS person, 'x' AS item"
 
@@ -135,23 +135,11 @@ def test_the_query_database_is_locked():
 def test_a_fifo_named_in_the_query_is_refused_without_blocking(tmp_path):
     fifo = tmp_path / "pipe.csv"
     os.mkfifo(fifo)
-    outcome: list[BaseException] = []
-
-    def read() -> None:
-        try:
-            read_pairs(sql=f"SELECT * FROM read_csv('{fifo}')")
-        except BaseException as exc:  # handed to the test's thread
-            outcome.append(exc)
-
-    worker = threading.Thread(target=read, daemon=True)
-    worker.start()
-    worker.join(60)
-    if worker.is_alive():  # unblock the reader so that the suite goes on, then fail
-        with open(fifo, "w"):
-            pass
-        pytest.fail("reading a FIFO without a writer blocked")
-    assert len(outcome) == 1 and isinstance(outcome[0], DataError)
-    assert "named pipe (FIFO)" in str(outcome[0])
+    error = raised_without_blocking(
+        lambda: read_pairs(sql=f"SELECT * FROM read_csv('{fifo}')"), fifo
+    )
+    assert isinstance(error, DataError), error
+    assert "named pipe (FIFO)" in str(error)
 
 
 @pytest.mark.parametrize(
