@@ -141,22 +141,30 @@ def test_bad_ell_parameters(kwargs, match):
 
 
 @pytest.mark.parametrize(
-    "kwargs", [{"ell": 1}, {"ell_choice": "shared"}, {"ell_choice": "per_group"}]
+    "kwargs",
+    [
+        {"ell": 1},
+        {"ell_max": 1},
+        {"ell_choice": "shared"},
+        {"ell_choice": "shared", "ell_share": 0.5},
+        {"ell_choice": "per_group"},
+    ],
 )
 def test_coverage_of_every_rule_and_power_of_half_shift(kwargs):
-    # Each person holds one item, so DC_g(D;ℓ) = DC_g(D) whatever ℓ is chosen: the bound is
-    # tight and a row misses with probability P[Z > shift] ≤ β = 0.2.  500 runs × 2 groups:
-    # misses ≤ Binomial(1000, 0.2); the one-sided binomial test has false-failure rate ≤ ALPHA.
+    # Every rule for ℓ: public (ell=1, or ell_max=1), one ℓ for all groups (default share and
+    # half of ε_count), GEM per group.  Each person holds one item, so DC_g(D;ℓ) = DC_g(D)
+    # whatever ℓ is chosen: the bound is tight and a row misses with probability
+    # P[Z > shift] ≤ β = 0.2.  500 runs × 2 groups: misses ≤ Binomial(1000, 0.2); the
+    # one-sided binomial test has false-failure rate ≤ ALPHA.
     # Power: with half the shift a row misses with probability ≈ 0.3 at these scales (≥ 5),
     # ≈ 300 misses (sd 14.5) where the test tolerates ≈ 247, missed with probability ≈ 1e-4.
     graph = _graph(_one_item_each())
     truth = dict(zip(graph.group_labels.tolist(), graph.distinct_counts().tolist(), strict=True))
     n, beta = 0, 0.2
     misses = half_misses = 0
+    params = {"groups": ["g0", "g1"], "max_groups": 2, "beta": beta, "ell_max": 4} | kwargs
     for seed in range(500):
-        t = grouped_distinct_count(
-            graph, 0.4, groups=["g0", "g1"], max_groups=2, beta=beta, ell_max=4, rng=seed, **kwargs
-        )
+        t = grouped_distinct_count(graph, 0.4, rng=seed, **params)
         for r in t.rows:
             n += 1
             shift = discrete_shift(r.scale, beta)

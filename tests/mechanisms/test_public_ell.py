@@ -100,15 +100,20 @@ def test_public_ell_beyond_the_largest_degree_and_from_a_curve():
         dp_distinct_count_from_curve(curve[:2], STEPS.degrees(), 1.0, ell=3)
 
 
-def _public_runs(graph, ell, n, seed, beta=0.05, eps=1.0):
-    """(estimate, shift, DC(D;ℓ)) of n independent releases at a public ℓ."""
-    curve = np.asarray(dp_distinct_count(graph, eps, ell=ell, rng=0, diagnostics=True).curve)
+def _public_runs(graph, ell, n, seed, beta=0.05, eps=1.0, how="ell"):
+    """(estimate, shift, DC(D;ℓ)) of n independent releases at a public ℓ.
+
+    ``how="ell"`` passes ``ell=ell``; ``how="ell_max"`` passes ``ell_max=ell`` (ℓ = 1 only).
+    """
+    fixed = {how: ell}
+    curve = np.asarray(dp_distinct_count(graph, eps, rng=0, diagnostics=True, **fixed).curve)
     noise_streams = spawn(seed, n)
     out = np.empty((n, 3))
     for k, stream in enumerate(noise_streams):
         r = dp_distinct_count_from_curve(
-            curve, graph.degrees(), eps, beta=beta, ell=ell, noise_rng=stream
+            curve, graph.degrees(), eps, beta=beta, noise_rng=stream, **fixed
         )
+        assert r.selection == "public" and r.ell == ell
         out[k] = r.estimate, r.shift, curve[min(ell, curve.size) - 1]
     return out
 
@@ -141,14 +146,17 @@ def test_noise_has_scale_ell_over_epsilon(ell, epsilon):
         assert abs(_z_of_mean_abs(noise, wrong)) > critical, wrong
 
 
-@pytest.mark.parametrize(("graph", "ell"), [(FLAT, 1), (STEPS, 2), (STEPS, 5)])
-def test_public_ell_bound_covers_with_probability_one_minus_beta(graph, ell):
+@pytest.mark.parametrize(
+    ("graph", "ell", "how"),
+    [(FLAT, 1, "ell"), (FLAT, 1, "ell_max"), (STEPS, 2, "ell"), (STEPS, 5, "ell")],
+)
+def test_public_ell_bound_covers_with_probability_one_minus_beta(graph, ell, how):
     # Failures ~ Binomial(n, p) with p = P[Z > shift] ≤ β (FLAT, and STEPS at ℓ = 5, are
     # tight: DC(D;ℓ) = DC(D)); one-sided binomial test, false-failure rate ≤ ALPHA.  Power on
     # the tight cases: half the shift fails with probability ≈ 0.10 (ℓ = 1) and ≈ 0.14 (ℓ = 5),
     # ≈ 150–200 of 1500 runs where the test tolerates ≈ 107.
     n, beta = 1500, 0.05
-    runs = _public_runs(graph, ell, n, seed=5, beta=beta)
+    runs = _public_runs(graph, ell, n, seed=5, beta=beta, how=how)
     truth = graph.n_items
     failures = int(np.sum(runs[:, 0] > truth))
     assert stats.binomtest(failures, n, beta, alternative="greater").pvalue > ALPHA
