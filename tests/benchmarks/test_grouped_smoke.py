@@ -24,6 +24,30 @@ def test_smoke_run_writes_table(tmp_path):
         "| truncation + Laplace (ours), shifted",
     ):
         assert text.count(row) == 3, row  # once per workload
+    targets = text[text.index("## Targets") : text.index("## TPC-H")]
+    assert targets.count("| yes |") + targets.count("| **no** |") == 3
+    assert "| dp_distinct_count(g, ε, ell=1) | 1 | 1 |" in targets
+
+
+def _rows(ours: tuple[float, float], peers: list[float]) -> list[list[object]]:
+    """Table rows: dpcount's default (median, coverage), a non-default rule, shifted peers."""
+    rows: list[list[object]] = [
+        [grouped.DEFAULT_ROW + ", …)", "k = 1", ours[0], 0.0, ours[1], 0.1],
+        ["dpcount, GEM per group", "k = 1", 0.0, 0.0, 1.0, 0.1],  # not the default: ignored
+        ["peer, raw (not a bound)", "k = 1, r = 1", 0.0, 0.0, 0.5, 0.1],  # not shifted: ignored
+    ]
+    rows += [
+        [f"p{i}" + grouped.SHIFTED_ROW, "k = 1, r = 1", m, 0.0, 1.0, 0.1]
+        for i, m in enumerate(peers)
+    ]
+    return rows
+
+
+def test_target_is_met_only_below_every_shifted_peer_with_coverage():
+    met = grouped.target_row("d", _rows((0.2, 0.96), [0.3, 0.25]))
+    assert met[-1] == "yes" and met[3] == pytest.approx(0.2 / 0.25) and "p1" in str(met[2])
+    assert grouped.target_row("d", _rows((0.26, 0.96), [0.3, 0.25]))[-1] == "**no**"
+    assert grouped.target_row("d", _rows((0.2, 0.94), [0.3, 0.25]))[-1] == "**no**"
 
 
 def _graph(seed: int = 0) -> GroupedGraph:
