@@ -11,12 +11,12 @@ import argparse
 import csv
 import io
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from dpcount.graph import GroupedGraph
+from mechanisms._result import confidence_text
 from mechanisms.grouped_distinct_count import GroupedDistinctCountResult, grouped_distinct_count
 
 from ._common import (
@@ -30,6 +30,7 @@ from ._common import (
     show_progress,
     source_from_args,
 )
+from ._keys_file import MAX_BYTES, read_keys
 from ._progress import progress
 
 __all__ = ["add_grouped_arguments", "grouped_requested", "run_grouped"]
@@ -60,8 +61,8 @@ def add_grouped_arguments(parser: argparse.ArgumentParser) -> None:
     group.add_argument(
         "--groups-file",
         metavar="F",
-        help="text file of the public group keys to release, one per line; without it the "
-        "keys are chosen privately (needs --delta)",
+        help="UTF-8 text file (or pipe) of the public group keys to release, one per line, at "
+        f"most {MAX_BYTES >> 20} MiB; without it the keys are chosen privately (needs --delta)",
     )
     group.add_argument(
         "--delta", type=delta_type, metavar="D", help="δ of the private choice of group keys"
@@ -91,7 +92,7 @@ def run_grouped(args: argparse.Namespace) -> int:
     """Read triples, release the grouped bounds and print them."""
     _check_options(args)
     source = source_from_args(args)
-    keys = _read_keys(args.groups_file) if args.groups_file is not None else None
+    keys = read_keys(args.groups_file, "--groups-file") if args.groups_file is not None else None
     show = show_progress(args) and not args.csv
     graph = _load(source, _group_column(args), show)
     with progress("computing the private lower bounds", enabled=show):
@@ -155,15 +156,6 @@ def _load(source: Source, group: str, show: bool) -> GroupedGraph:
         return read_triples(**read_options(source), group=group)
 
 
-def _read_keys(path: str) -> list[str]:
-    """Non-empty lines of the groups file (an empty list is refused by the mechanism)."""
-    try:
-        text = Path(path).expanduser().read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UserError(f"--groups-file {path!r}: {exc.strerror or exc}") from None
-    return [line.strip() for line in text.splitlines() if line.strip()]
-
-
 def _typed_keys(keys: list[str], labels: np.ndarray) -> list[Any]:
     """The keys as values of the group column's type (integers, numbers, dates or text)."""
     kind = labels.dtype.kind
@@ -199,7 +191,7 @@ def table_text(result: GroupedDistinctCountResult, source: Source) -> str:
         f"{source.describe()}: private lower bounds on distinct items per group "
         f"(ε = {result.epsilon:g}"
         + (f", δ = {result.delta:g}" if result.delta else "")
-        + f", k = {result.max_groups}, confidence {1 - result.group_beta:.4g} per group"
+        + f", k = {result.max_groups}, confidence {confidence_text(result.group_beta)} per group"
         + f", keys: {result.selection})"
     )
     rows = [["group", "at least", "ℓ", "noise scale"]] + [

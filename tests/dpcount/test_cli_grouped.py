@@ -91,7 +91,7 @@ def test_empty_groups_file_is_one_clear_error(sales, tmp_path, capsys):
     empty = tmp_path / "none.txt"
     empty.write_text("\n")
     assert main(["count", str(sales), *ARGS, "--groups-file", str(empty)]) == 2
-    assert "at least one group" in capsys.readouterr().err
+    assert "holds no group keys; write one key per line" in capsys.readouterr().err
 
 
 def test_python_m_dpcount(sales, keys):
