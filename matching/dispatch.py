@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from dpcount.common.rng import RNGLike
+from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_graph
 from matching._common import Solver, check_ell
@@ -28,6 +29,7 @@ from matching.contributions import Contributions
 __all__ = [
     "APPROXIMATE_METHODS",
     "EXACT_METHODS",
+    "MAX_CURVE_LENGTH",
     "METHODS",
     "contributions",
     "dc_curve",
@@ -40,6 +42,12 @@ EXACT_METHODS = ("incremental", "flow", "hopcroft_karp", "networkx", "igraph")
 APPROXIMATE_METHODS = ("greedy", "sampling")
 #: Every accepted ``method``; ``"auto"`` is the fastest exact one (``"incremental"``).
 METHODS = ("auto", *EXACT_METHODS, *APPROXIMATE_METHODS)
+
+#: The longest curve :func:`dc_curve` returns (128 MiB of int64).  The curve is constant from the
+#: largest degree on, so no data needs more; a public cap, so that ``ell_max = 2³¹ − 1`` on a
+#: three-row file is refused at once instead of allocating 16 GiB.  :func:`dc_value` and
+#: :func:`contributions` take any ℓ up to ``MAX_ELL``: they hold nothing of size ℓ.
+MAX_CURVE_LENGTH = 1 << 24
 
 # name -> the module whose ``SOLVER`` (a matching._common.Solver) implements it; imported on
 # first use so that ``import matching`` loads neither networkx, igraph nor SciPy's csgraph.
@@ -95,7 +103,8 @@ def dc_curve(
     Raises
     ------
     InvalidParameterError
-        ``ell_max`` is not an integer in [1, 2³¹ − 1] or ``method`` is unknown.
+        ``ell_max`` is not an integer in [1, ``MAX_CURVE_LENGTH``] (2²⁴) or ``method`` is
+        unknown.
 
     See Also
     --------
@@ -107,7 +116,8 @@ def dc_curve(
     -----
     DC(D;ℓ) is Eq. 2 of Knop & Steinke: the most distinct items when each person contributes
     at most ℓ of its own items, a maximum flow (§1.1).  Exact curves are non-decreasing and
-    concave and reach the number of items at ℓ ≥ max degree.  Exact, greedy and sampling values
+    concave and reach the number of items at ℓ ≥ max degree (every method's curve is constant
+    from there on: ask for no more than the largest degree).  Exact, greedy and sampling values
     all change by at most ℓ when one person is added or removed (for sampling: with the
     other persons' randomness fixed, see :mod:`matching.sampling`).
 
@@ -124,10 +134,30 @@ def dc_curve(
     [2, 3, 3]
     """
     graph = check_graph(graph)
-    ell_max = check_ell(ell_max, "ell_max")
+    ell_max = _check_curve_length(ell_max)
     name = _resolve(method)
     curve = _solver(name).curve(graph, ell_max, **_rng_kwargs(name, rng))
     return np.asarray(curve, dtype=np.int64)
+
+
+def _check_curve_length(ell_max: Any) -> int:
+    """``ell_max`` of :func:`dc_curve`: ℓ_max as an int in ``[1, MAX_CURVE_LENGTH]``.
+
+    Examples
+    --------
+    >>> _check_curve_length(2**31 - 1)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    dpcount.errors.InvalidParameterError: ell_max must be at most 16777216 for a curve, ...
+    """
+    ell_max = check_ell(ell_max, "ell_max")
+    if ell_max > MAX_CURVE_LENGTH:
+        raise InvalidParameterError(
+            f"ell_max must be at most {MAX_CURVE_LENGTH} for a curve, got {ell_max}: the curve "
+            "has one value per ℓ and is constant from the largest number of items of one "
+            "person on; for a single ℓ use dc_value"
+        )
+    return ell_max
 
 
 def dc_value(graph: PersonItemGraph, ell: int, method: str = "auto", *, rng: RNGLike = None) -> int:

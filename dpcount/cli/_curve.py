@@ -9,11 +9,13 @@ from collections.abc import Sequence
 import numpy as np
 
 import matching
+from dpcount.graph import PersonItemGraph
 
 from ._common import (
     UserError,
     add_source_arguments,
     load_graph,
+    note,
     positive_int_type,
     seed_type,
     show_progress,
@@ -99,9 +101,16 @@ def run(args: argparse.Namespace) -> int:
         _require_matplotlib()
     show = show_progress(args)
     graph = load_graph(source, show=show)
-    with progress(f"computing DC(D;ℓ) for ℓ = 1..{args.ell_max}", enabled=show):
+    length = curve_length(graph, args.ell_max)
+    with progress(f"computing DC(D;ℓ) for ℓ = 1..{length}", enabled=show):
         rng = args.seed if args.method == "sampling" else None
-        curve = matching.dc_curve(graph, args.ell_max, method=args.method, rng=rng)
+        curve = matching.dc_curve(graph, length, method=args.method, rng=rng)
+    if length < args.ell_max:
+        note(
+            "curve",
+            f"DC(D;ℓ) is constant from ℓ = {length} on (no person holds more items), so the "
+            f"rows stop there, not at --ell-max {args.ell_max}",
+        )
     caption = f"DC(D;ℓ) of {source.describe()}, {method_label(args.method)}"
     if csv_target is None and plot_target is None:
         print(table(curve, caption), end="")
@@ -112,6 +121,20 @@ def run(args: argparse.Namespace) -> int:
         write_plot(curve, caption, plot_target)
         print(f"wrote the plot to {plot_target.given} ({NOT_PRIVATE})", file=sys.stderr)
     return 0
+
+
+def curve_length(graph: PersonItemGraph, ell_max: int) -> int:
+    """min(ℓ_max, largest degree), at least 1: every method's curve is constant from there on,
+    so longer output says nothing more (and ``--ell-max 2147483647`` must not allocate 16 GiB).
+
+    Examples
+    --------
+    >>> from dpcount import PersonItemGraph
+    >>> g = PersonItemGraph.from_sets({"a": {1, 2, 3}, "b": {1}})
+    >>> curve_length(g, 2147483647), curve_length(g, 2)
+    (3, 2)
+    """
+    return max(1, min(ell_max, int(graph.degrees().max(initial=0))))
 
 
 def method_label(method: str) -> str:
