@@ -48,13 +48,14 @@ import math
 import types
 import typing
 from collections.abc import Iterable, Mapping, Sequence
+from decimal import ROUND_DOWN, Decimal
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar, Union
 
 import numpy as np
 
 from mechanisms.accounting import PrivacyLoss
 
-__all__ = ["Release", "html_table", "seeded_copy"]
+__all__ = ["Release", "confidence_text", "html_table", "seeded_copy"]
 
 R = TypeVar("R", bound="Release")
 
@@ -94,6 +95,24 @@ def html_grid(header: Sequence[str], rows: Iterable[Sequence[str]], note: str = 
     )
     text = f"<p>{html.escape(note)}</p>" if note else ""
     return f"<table><tr>{head}</tr>{body}</table>{text}"
+
+
+def confidence_text(beta: float) -> str:
+    """1 − β for "with probability ≥ …": a percentage rounded *down*, so the claim stays true,
+    or ``1 − β`` itself when β is below 10⁻⁴ (where a percentage would round to 100%).
+
+    Examples
+    --------
+    >>> confidence_text(0.05), confidence_text(0.001), confidence_text(1 / 30)
+    ('95%', '99.9%', '96.66%')
+    >>> confidence_text(4e-5), confidence_text(1e-300)
+    ('1 − 4e-05', '1 − 1e-300')
+    """
+    if beta < 1e-4:
+        return f"1 − {beta:g}"
+    # The β the caller wrote (its shortest decimal), not the float's binary expansion.
+    percent = (1 - Decimal(repr(float(beta)))) * 100
+    return f"{percent.quantize(Decimal('0.01'), rounding=ROUND_DOWN).normalize():f}%"
 
 
 def loss_text(loss: PrivacyLoss) -> str:

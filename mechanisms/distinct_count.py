@@ -67,7 +67,7 @@ from dpcount.validation import (
     check_positive_int,
 )
 from mechanisms._defaults import DEFAULT_BETA
-from mechanisms._result import Release
+from mechanisms._result import Release, confidence_text
 from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.declaration import register
 from mechanisms.gem import Selection, gem, gem_probabilities
@@ -191,7 +191,7 @@ class DistinctCountResult(Release):
         return 1.0 - self.beta
 
     def _sentences(self) -> list[str]:
-        level = f"{100 * self.confidence:.4g}%"
+        level = confidence_text(self.beta)
         # DC(D) is an integer, so ν̂ ≤ DC(D) also gives ⌈ν̂⌉ ≤ DC(D) (float noise).
         count = f"{max(0, math.ceil(self.estimate)):,}"
         raw = "" if self.estimate >= 0 else f" (the raw estimate {self.estimate:,} is negative)"
@@ -226,7 +226,7 @@ class DistinctCountResult(Release):
     def _rows(self) -> list[tuple[str, str]]:
         return [
             ("lower bound ν̂", f"{self.estimate:,}"),
-            ("confidence", f"{100 * self.confidence:.4g}%"),
+            ("confidence", confidence_text(self.beta)),
             ("ℓ̂", str(self.ell)),
             ("counting / selection / noise", f"{self.counting} / {self.selection} / {self.noise}"),
             ("scale / shift", f"{self.scale:.4g} / {self.shift:.4g}"),
