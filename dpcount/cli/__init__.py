@@ -125,6 +125,9 @@ def _main(argv: Sequence[str] | None, signals: Signals) -> int:
             return _stopped(args.command, signals.received)
         print(f"dpcount {args.command}: error: {_one_line(exc)}", file=sys.stderr)
         return 2
+    except MemoryError as exc:  # the data (or --scale-factor) is too large for this machine
+        print(f"dpcount {args.command}: error: out of memory ({_one_line(exc)})", file=sys.stderr)
+        return 2
     except Exception:
         if signals.received is not None:  # e.g. DuckDB's "Query interrupted" RuntimeError
             return _stopped(args.command, signals.received)

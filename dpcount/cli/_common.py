@@ -20,17 +20,26 @@ import numpy as np
 from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.io import FORMATS
-from dpcount.validation import check_beta, check_delta, check_epsilon, check_positive_int
+from dpcount.validation import (
+    MAX_ITEMS,
+    check_beta,
+    check_delta,
+    check_epsilon,
+    check_positive_int,
+)
 
 from ._errors import UserError
 from ._progress import progress, stderr_is_terminal
 
 __all__ = [
+    "MAX_SCALE_FACTOR",
     "SEED_HELP",
+    "DeprecatedAlias",
     "Source",
     "UserError",
     "add_source_arguments",
     "beta_type",
+    "check_distinct_columns",
     "delta_type",
     "epsilon_type",
     "json_text",
@@ -38,8 +47,10 @@ __all__ = [
     "loss_json",
     "note",
     "positive_int_type",
+    "scale_factor_type",
     "seed_type",
     "show_progress",
+    "shown",
     "source_from_args",
     "wrap",
 ]
@@ -64,13 +75,26 @@ def _checked(convert: Callable[[str], Any], check: Callable[[Any], Any]) -> Call
         try:
             value = convert(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {what}, got {text!r}") from None
+            raise argparse.ArgumentTypeError(f"expected {what}, got {shown(text)}") from None
         try:
             return check(value)
         except InvalidParameterError as exc:
             raise argparse.ArgumentTypeError(str(exc)) from None
 
     return parse
+
+
+def shown(text: str, limit: int = 24) -> str:
+    """``text`` quoted for a message, shortened when long (a 400-digit number stays one line).
+
+    Examples
+    --------
+    >>> shown("12"), shown("9" * 400)
+    ("'12'", "'999999999999…' (400 characters)")
+    """
+    if len(text) <= limit:
+        return repr(text)
+    return f"{text[: limit // 2]!r}"[:-1] + f"…' ({len(text)} characters)"
 
 
 #: ε > 0 and finite.
@@ -82,8 +106,19 @@ delta_type = _checked(float, check_delta)
 
 
 def positive_int_type(name: str) -> Callable[[str], int]:
-    """An argparse type for a whole number ≥ 1 called ``name`` in messages."""
-    return _checked(int, lambda v: check_positive_int(v, name))
+    """An argparse type for a whole number in ``[1, MAX_ITEMS]`` called ``name`` in messages.
+
+    ``MAX_ITEMS`` (2³¹ − 1) is the public cap on every count of items or groups a person may
+    contribute: larger values mean nothing more, and a 400-digit one must not reach code that
+    converts it to a float.
+    """
+
+    def check(value: int) -> int:
+        if value > MAX_ITEMS:  # before the validator, which would print all the digits
+            raise InvalidParameterError(f"must be at most {MAX_ITEMS}")
+        return check_positive_int(value, name)
+
+    return _checked(int, check)
 
 
 def _check_seed(value: int) -> int:
@@ -96,6 +131,30 @@ def _check_seed(value: int) -> int:
 seed_type = _checked(int, _check_seed)
 
 
+class DeprecatedAlias(argparse.Action):
+    """An old spelling of an option: stores into the new option's ``dest`` and warns.
+
+    Register it with ``help=argparse.SUPPRESS`` and ``new="--new-flag"``.
+    """
+
+    def __init__(self, option_strings: Sequence[str], dest: str, *, new: str, **kwargs: Any):
+        super().__init__(option_strings, dest, **kwargs)
+        self.new = new
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        print(
+            f"{parser.prog}: warning: {option_string} is deprecated; use {self.new}",
+            file=sys.stderr,
+        )
+        setattr(namespace, self.dest, values)
+
+
 def _dataset_type(text: str) -> str:
     from dpcount import datasets
 
@@ -106,13 +165,26 @@ def _dataset_type(text: str) -> str:
     return text
 
 
-def _positive_float(text: str) -> float:
+#: The largest ``--scale-factor``: 100 times the Reddit-sized preset is 710M pairs, TPC-H at
+#: scale 100 is 600M rows; beyond that no machine this runs on has the memory, so larger values
+#: are refused before anything is built.
+MAX_SCALE_FACTOR = 100.0
+
+
+def scale_factor_type(text: str) -> float:
+    """An argparse type for ``--scale-factor``: a number in (0, :data:`MAX_SCALE_FACTOR`]."""
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+        raise argparse.ArgumentTypeError(f"expected a number, got {shown(text)}") from None
     if not (math.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"scale factor must be a positive number, got {text!r}")
+        raise argparse.ArgumentTypeError(
+            f"scale factor must be a positive number, got {shown(text)}"
+        )
+    if value > MAX_SCALE_FACTOR:
+        raise argparse.ArgumentTypeError(
+            f"scale factor must be at most {MAX_SCALE_FACTOR:g}, got {shown(text)}"
+        )
     return value
 
 
@@ -220,9 +292,10 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         "--scale-factor",
         "--scale",
         dest="scale_factor",
-        type=_positive_float,
+        type=scale_factor_type,
         metavar="S",
-        help="with --dataset: fraction of persons (synthetic) or TPC-H scale factor (default: 1)",
+        help="with --dataset: fraction of persons (synthetic) or TPC-H scale factor, at most "
+        f"{MAX_SCALE_FACTOR:g} (default: 1)",
     )
     group.add_argument(
         "--data-seed",
@@ -304,7 +377,11 @@ _FILE_ONLY = ("no_header", "columns", "delimiter", "encoding")
 
 def _column_names(args: argparse.Namespace) -> tuple[str, str]:
     """The person and item columns to read: names from ``--columns`` become ``columnN``."""
-    person, item = args.person or "person", args.item or "item"
+    person = "person" if args.person is None else args.person
+    item = "item" if args.item is None else args.item
+    check_distinct_columns(
+        {"--person": person, "--item": item, "--group": getattr(args, "group", None)}
+    )
     if args.columns is None:
         return person, item
     if not args.no_header:
@@ -317,6 +394,30 @@ def _column_names(args: argparse.Namespace) -> tuple[str, str]:
         if name not in positions:
             raise UserError(f"{flag} {name!r} is not among --columns {args.columns!r}")
     return positions[person], positions[item]
+
+
+def check_distinct_columns(columns: dict[str, str | None]) -> None:
+    """Refuse an empty column name and one column in two roles (``None``: option not given).
+
+    Examples
+    --------
+    >>> check_distinct_columns({"--person": "user", "--item": "user"})
+    Traceback (most recent call last):
+    ...
+    dpcount.cli._errors.UserError: --person and --item name the same column 'user'; ...
+    """
+    seen: dict[str, str] = {}
+    for flag, name in columns.items():
+        if name is None:
+            continue
+        if not name:
+            raise UserError(f"{flag} is empty; give the name of a column")
+        if name in seen:
+            raise UserError(
+                f"{seen[name]} and {flag} name the same column {name!r}; each role needs its "
+                "own column"
+            )
+        seen[name] = flag
 
 
 def load_graph(source: Source, *, show: bool) -> PersonItemGraph:

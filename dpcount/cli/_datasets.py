@@ -6,14 +6,22 @@ import argparse
 import sys
 import time
 
-from ._common import UserError, show_progress, wrap
+from ._common import (
+    MAX_SCALE_FACTOR,
+    DeprecatedAlias,
+    UserError,
+    scale_factor_type,
+    seed_type,
+    show_progress,
+    wrap,
+)
 from ._outputs import output_file
 from ._progress import progress
 
 EPILOG = """\
 examples:
   dpcount datasets                                   list the data sets
-  dpcount datasets fashion-like --seed 3             build one and print its summary
+  dpcount datasets fashion-like --data-seed 3        build one and print its summary
   dpcount datasets reddit-like --scale-factor 0.1 --output reddit.parquet
   dpcount datasets tpch-o-od --scale-factor 1        TPC-H SF 1 (generated once, then cached)
 """
@@ -37,13 +45,26 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--scale-factor",
         "--scale",
         dest="scale_factor",
-        type=float,
+        type=scale_factor_type,
         default=1.0,
         metavar="S",
-        help="fraction of persons (synthetic) or TPC-H scale factor (default: 1)",
+        help="fraction of persons (synthetic) or TPC-H scale factor, at most "
+        f"{MAX_SCALE_FACTOR:g} (default: 1)",
     )
     parser.add_argument(
-        "--seed", type=int, default=0, metavar="N", help="seed of synthetic data (default: 0)"
+        "--data-seed",
+        type=seed_type,
+        default=0,
+        metavar="N",
+        help="seed of synthetic data, as 'count --data-seed' (default: 0)",
+    )
+    parser.add_argument(  # the name before 'count --data-seed' set one name for it
+        "--seed",
+        dest="data_seed",
+        type=seed_type,
+        action=DeprecatedAlias,
+        new="--data-seed",
+        help=argparse.SUPPRESS,
     )
     parser.add_argument(
         "--output",
@@ -81,7 +102,7 @@ def run(args: argparse.Namespace) -> int:
     start = time.perf_counter()
     with progress(f"building {args.name}", enabled=show_progress(args)):
         graph = datasets.load(
-            args.name, scale_factor=args.scale_factor, seed=args.seed, cache_dir=args.cache_dir
+            args.name, scale_factor=args.scale_factor, seed=args.data_seed, cache_dir=args.cache_dir
         )
     elapsed = time.perf_counter() - start
     print(f"{args.name}: {datasets.description(args.name)}")

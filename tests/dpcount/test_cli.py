@@ -48,8 +48,20 @@ def test_datasets_prints_summary(capsys):
     assert "built in" in captured.err
 
 
+def test_datasets_seed_has_the_name_count_gives_it(capsys):
+    """``datasets --seed`` is ``count --data-seed``: one name, the old one warns."""
+    assert main(["datasets", "fashion-like", "--seed", "2"]) == 0
+    old = capsys.readouterr()
+    assert old.err.startswith("dpcount datasets: warning: --seed is deprecated; use --data-seed\n")
+    assert main(["datasets", "fashion-like", "--data-seed", "2"]) == 0
+    new = capsys.readouterr()
+    assert new.out == old.out and "warning" not in new.err
+    assert main(["datasets", "fashion-like", "--data-seed", "3"]) == 0
+    assert capsys.readouterr().out != new.out
+
+
 def test_datasets_scale_and_seed(capsys):
-    assert main(["datasets", "fashion-like", "--seed", "2", "--scale-factor", "0.5"]) == 0
+    assert main(["datasets", "fashion-like", "--data-seed", "2", "--scale-factor", "0.5"]) == 0
     expected = datasets.fashion_like(scale_factor=0.5, seed=2)
     assert f"person–item pairs         {expected.n_pairs:,}" in capsys.readouterr().out
 
@@ -57,7 +69,7 @@ def test_datasets_scale_and_seed(capsys):
 @pytest.mark.parametrize("suffix", ["csv", "parquet"])
 def test_datasets_output(tmp_path, capsys, suffix):
     out = tmp_path / f"pairs.{suffix}"
-    assert main(["datasets", "fashion-like", "--seed", "1", "--output", str(out)]) == 0
+    assert main(["datasets", "fashion-like", "--data-seed", "1", "--output", str(out)]) == 0
     expected = datasets.fashion_like(seed=1)
     assert f"wrote {expected.n_pairs:,} pairs to {out}" in capsys.readouterr().out
     assert read_pairs(out) == expected
@@ -75,13 +87,17 @@ def test_datasets_tpch_with_cache_dir(tpch_cache, capsys):
     ("args", "message"),
     [
         (["datasets", "nope"], "unknown data set 'nope'; choose one of reddit-like"),
-        (["datasets", "fashion-like", "--seed", "-1"], "seed must be a non-negative integer"),
+        (["datasets", "fashion-like", "--data-seed", "-1"], "seed must be a non-negative integer"),
         (
             ["datasets", "fashion-like", "--scale-factor", "0"],
-            "scale_factor must be a positive number",
+            "argument --scale-factor/--scale: scale factor must be a positive number, got '0'",
+        ),
+        (
+            ["datasets", "reddit-like", "--scale-factor", "1e12"],
+            "argument --scale-factor/--scale: scale factor must be at most 100, got '1e12'",
         ),
         (["datasets", "southern-women", "--scale-factor", "3"], "scale_factor must be 1"),
-        (["datasets", "fashion-like", "--scale-factor", "x"], "invalid float value: 'x'"),
+        (["datasets", "fashion-like", "--scale-factor", "x"], "expected a number, got 'x'"),
         (["datasets", "fashion-like", "--output", "pairs.xlsx"], "must end in .csv or .parquet"),
         (["datasets", "fashion-like", "--output", "/no/such/dir/p.csv"], "does not exist"),
         (["datasets", "--bogus"], "unrecognized arguments: --bogus"),
