@@ -23,6 +23,7 @@ import matching
 from dpcount import PersonItemGraph, datasets
 from dpcount.cli import _keys_file, main
 from dpcount.errors import InvalidParameterError
+from tests.dpcount.cli_errors import one_line_error
 
 ROOT = Path(__file__).resolve().parents[2]
 HUGE = "9" * 400
@@ -41,19 +42,6 @@ def keys(tmp_path: Path) -> Path:
     path = tmp_path / "regions.txt"
     path.write_text("north\nsouth\n")
     return path
-
-
-def one_line_error(capsys: pytest.CaptureFixture[str], args: list[str], *fragments: str) -> str:
-    assert main(args) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith(f"dpcount {args[0]}: error: "), lines[0]
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    assert len(lines[0]) < 300  # no 400-digit echo
-    return lines[0]
 
 
 def limited_run(args: list[str], timeout: float = 120) -> subprocess.CompletedProcess[str]:

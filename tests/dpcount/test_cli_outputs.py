@@ -20,6 +20,7 @@ import pytest
 
 import dpcount.io
 from dpcount.cli import main
+from tests.dpcount.cli_errors import one_line_error
 
 ROOT = Path(__file__).resolve().parents[2]
 PAIRS = "person,item\na,1\na,2\nb,2\nc,3\n"
@@ -57,19 +58,6 @@ def snapshot(folder: Path) -> dict[str, tuple[str, int, str]]:
     return out
 
 
-def refused(capsys: pytest.CaptureFixture[str], args: list[str], *fragments: str) -> str:
-    assert main(args) == 2
-    captured = capsys.readouterr()
-    assert captured.out == ""
-    lines = captured.err.strip().splitlines()
-    assert len(lines) == 1, captured.err
-    assert lines[0].startswith(f"dpcount {args[0]}: error: "), lines[0]
-    for fragment in fragments:
-        assert fragment in lines[0], lines[0]
-    assert ".tmp" not in lines[0] and "dpcount-" not in lines[0]  # never an internal file
-    return lines[0]
-
-
 def output_commands(data: Path, target: str) -> list[list[str]]:
     """Every option that writes a file, aimed at ``target``."""
     return [
@@ -96,7 +84,7 @@ def test_output_that_is_the_input_is_refused(tmp_path, data, capsys, no_reading,
     for command, target in (("union", data), ("curve", data), ("curve", plot)):
         option = {"union": "--output", "curve": "--plot" if target == plot else "--csv"}[command]
         args = [command, str(target), option, str(target)]
-        refused(capsys, args, f"{option} {str(target)!r} is the input file")
+        one_line_error(capsys, args, f"{option} {str(target)!r} is the input file")
     assert snapshot(tmp_path) == before
 
 
@@ -116,7 +104,7 @@ def test_input_reached_through_another_name_is_refused(tmp_path, data, capsys, n
     (tmp_path / "sub").mkdir()
     before = snapshot(tmp_path)
     for args in output_commands(data, target)[:2]:
-        refused(capsys, args, "is the input file", "writing it would destroy the data")
+        one_line_error(capsys, args, "is the input file", "writing it would destroy the data")
     assert snapshot(tmp_path) == before
 
 
@@ -125,7 +113,7 @@ def test_output_matched_by_the_input_glob_is_refused(tmp_path, capsys, no_readin
         (tmp_path / name).write_text(PAIRS)
     before = snapshot(tmp_path)
     pattern = str(tmp_path / "*.csv")
-    message = refused(capsys, ["union", pattern, "--output", str(tmp_path / "b.csv")])
+    message = one_line_error(capsys, ["union", pattern, "--output", str(tmp_path / "b.csv")])
     assert f"is the input file {str(tmp_path / 'b.csv')!r}" in message
     assert snapshot(tmp_path) == before
 
@@ -133,7 +121,9 @@ def test_output_matched_by_the_input_glob_is_refused(tmp_path, capsys, no_readin
 def test_curve_csv_and_plot_on_one_file_are_refused(tmp_path, data, capsys, no_reading):
     target = str(tmp_path / "curve.png")
     Path(target).write_text("old")
-    refused(capsys, ["curve", str(data), "--csv", target, "--plot", target], "same file as --csv")
+    one_line_error(
+        capsys, ["curve", str(data), "--csv", target, "--plot", target], "same file as --csv"
+    )
     assert Path(target).read_text() == "old"
 
 
@@ -182,7 +172,9 @@ def test_fifo_with_a_reader_receives_the_output(tmp_path, data, capsys):
 def test_fifo_without_a_reader_is_refused_not_waited_for(tmp_path, data, capsys):
     fifo = tmp_path / "items.fifo"
     os.mkfifo(fifo)
-    refused(capsys, ["union", str(data), "--output", str(fifo)], "nothing is reading the FIFO")
+    one_line_error(
+        capsys, ["union", str(data), "--output", str(fifo)], "nothing is reading the FIFO"
+    )
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["items.fifo", "pairs.csv"]
 
@@ -213,15 +205,15 @@ def test_broken_symlink_outputs_are_refused(tmp_path, data, capsys, no_reading, 
         message = "is a symbolic link loop"
     before = snapshot(tmp_path)
     for args in output_commands(data, str(link))[:2]:
-        refused(capsys, args, f"{str(link)!r}", message)
+        one_line_error(capsys, args, f"{str(link)!r}", message)
     assert snapshot(tmp_path) == before
 
 
 def test_block_devices_and_folders_are_refused(tmp_path, data, capsys, no_reading):
-    refused(capsys, ["union", str(data), "--output", str(tmp_path)], "is a folder")
+    one_line_error(capsys, ["union", str(data), "--output", str(tmp_path)], "is a folder")
     block = next((p for p in Path("/dev").iterdir() if p.is_block_device()), None)
     if block is not None:  # containers may have none
-        refused(capsys, ["union", str(data), "--output", str(block)], "is a block device")
+        one_line_error(capsys, ["union", str(data), "--output", str(block)], "is a block device")
 
 
 def test_own_stdout_redirected_to_a_file_is_appended_not_replaced(tmp_path, data):
@@ -261,7 +253,7 @@ def test_read_only_output_is_refused_before_the_work(tmp_path, data, capsys, no_
     target.write_text("keep\n")
     target.chmod(0o444)
     for args in output_commands(data, str(target))[:2]:
-        refused(capsys, args, f"{str(target)!r} is read-only")
+        one_line_error(capsys, args, f"{str(target)!r} is read-only")
     assert target.read_text() == "keep\n"
 
 
@@ -280,7 +272,7 @@ def test_unwritable_folder_is_refused_before_the_work(
     monkeypatch.setattr(tempfile, "mkstemp", mkstemp)
     target = str(folder / "items.txt")
     for args in output_commands(data, target)[:2]:
-        refused(capsys, args, f"{target!r}: cannot write in folder", "permission denied")
+        one_line_error(capsys, args, f"{target!r}: cannot write in folder", "permission denied")
     assert list(folder.iterdir()) == []
 
 
