@@ -38,7 +38,6 @@ import errno
 import fcntl
 import glob
 import os
-import shutil
 import stat
 import tempfile
 import uuid
@@ -268,10 +267,14 @@ def _copy_in_place(source: Path, target: Path) -> None:
     flags = fcntl.fcntl(fd, fcntl.F_GETFL)
     fcntl.fcntl(fd, fcntl.F_SETFL, flags & ~os.O_NONBLOCK)  # from here, writes wait for room
     with open(fd, "wb") as sink, open(source, "rb") as data:
-        shutil.copyfileobj(data, sink)
+        # Not shutil.copyfileobj: a stop signal waits while shutil runs (dpcount.cli._signals),
+        # and a reader that stalls must not make the command unstoppable.
+        while chunk := data.read(_CHUNK):
+            sink.write(chunk)
 
 
 _O_NOCTTY = getattr(os, "O_NOCTTY", 0)
+_CHUNK = 1 << 16
 
 
 def _stat_reason(exc: OSError, path: Path) -> str:

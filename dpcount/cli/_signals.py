@@ -10,8 +10,10 @@ still report the signal, not that error.
 
 Only handlers left at Python's defaults are taken over: a SIGHUP ignored by ``nohup`` stays
 ignored, and a handler installed by a program that embeds the command line is kept.  A signal
-that arrives while a module is being imported is delivered again a moment later: an exception
-inside a compiled module's initialisation (DuckDB's, for one) aborts the interpreter.
+that arrives in a short critical section is delivered again a moment later: while a module is
+imported (an exception inside a compiled module's initialisation, DuckDB's for one, aborts the
+interpreter) and while :mod:`tempfile` or :mod:`shutil` make or remove a temporary folder (an
+exception between ``mkdtemp`` and the registration of its clean-up leaves the folder behind).
 
 Examples
 --------
@@ -28,7 +30,9 @@ SIGTERM True
 from __future__ import annotations
 
 import os
+import shutil
 import signal
+import tempfile
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -75,7 +79,7 @@ def stop_signals() -> Iterator[Signals]:
     def stop(signum: int, frame: FrameType | None) -> None:
         if signals.received is None:
             signals.received = signum
-        if _importing(frame):
+        if _critical(frame):
             retry = threading.Timer(_RETRY, os.kill, (os.getpid(), signum))
             retry.daemon = True
             retry.start()
@@ -93,10 +97,19 @@ def stop_signals() -> Iterator[Signals]:
             signal.signal(signum, previous)
 
 
-def _importing(frame: FrameType | None) -> bool:
-    """Whether ``frame`` runs inside the import machinery."""
+#: Files whose code must not be interrupted halfway (see the module docstring).
+_CRITICAL_FILES = frozenset(
+    os.path.normcase(os.path.abspath(module.__file__))
+    for module in (tempfile, shutil)
+    if module.__file__ is not None
+)
+
+
+def _critical(frame: FrameType | None) -> bool:
+    """Whether ``frame`` (or a caller) runs in the import machinery, tempfile or shutil."""
     while frame is not None:
-        if frame.f_code.co_filename.startswith("<frozen importlib"):
+        name = frame.f_code.co_filename
+        if name.startswith("<frozen importlib") or os.path.normcase(name) in _CRITICAL_FILES:
             return True
         frame = frame.f_back
     return False
