@@ -4,16 +4,31 @@ Every error dpcount raises on purpose derives from :class:`DPCountError`, so cal
 library's errors without catching programming errors.  The two ``ValueError`` subclasses keep
 ``except ValueError`` working for code that does not know about dpcount.
 
+A message that names a parameter – one to pass (``pass drop_nulls=True``) or the one at fault
+(``delimiter applies to CSV files only``) – holds it as an :class:`Option` between its pieces of
+text, not as text.  ``str(error)`` spells it as a Python keyword; a front end that has other
+names for the parameters spells it its own way with :meth:`DPCountError.render` (the command
+line names its flags, ``--drop-nulls``), without parsing the message.
+
 Examples
 --------
->>> from dpcount.errors import DataError, InvalidParameterError
+>>> from dpcount.errors import DataError, InvalidParameterError, Option
 >>> issubclass(InvalidParameterError, ValueError)
 True
 >>> str(DataError("null person id", source="a.csv", line=3))
 'a.csv, line 3: null person id'
+>>> e = DataError("2 null ids; pass ", Option("drop_nulls", True), " to skip them", source="a.csv")
+>>> str(e)
+'a.csv: 2 null ids; pass drop_nulls=True to skip them'
+>>> e.render(lambda option: "--" + option.keyword.replace("_", "-"))
+'a.csv: 2 null ids; pass --drop-nulls to skip them'
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
 
 __all__ = [
     "BudgetExceededError",
@@ -21,14 +36,80 @@ __all__ = [
     "DataError",
     "DroppedRowsWarning",
     "InvalidParameterError",
+    "Option",
     "PrivacyLeakWarning",
     "ReleaseFailedError",
     "UnsafeNoiseWarning",
 ]
 
 
+@dataclass(frozen=True, init=False)
+class Option:
+    """A parameter named in an error message: its Python keyword and the values suggested.
+
+    Parameters
+    ----------
+    keyword
+        The keyword argument, e.g. ``"drop_nulls"``.
+    *values
+        The values to suggest, if any: ``Option("encoding", "latin-1", "utf-16")``.  Without
+        values the option itself is named (the one at fault, or one to look at).
+
+    Examples
+    --------
+    >>> Option("drop_nulls", True).python(), Option("delimiter").python()
+    ('drop_nulls=True', 'delimiter')
+    >>> Option("encoding", "latin-1", "utf-16").python()
+    "encoding='latin-1' or encoding='utf-16'"
+    >>> Option("format", "csv", "tsv", "parquet").python()
+    "format= one of 'csv', 'tsv', 'parquet'"
+    """
+
+    keyword: str
+    values: tuple[Any, ...]
+
+    def __init__(self, keyword: str, *values: Any):
+        object.__setattr__(self, "keyword", keyword)
+        object.__setattr__(self, "values", values)
+
+    def python(self) -> str:
+        """The option as a Python caller writes it."""
+        if not self.values:
+            return self.keyword
+        if len(self.values) == 2:
+            return " or ".join(f"{self.keyword}={value!r}" for value in self.values)
+        if len(self.values) == 1:
+            return f"{self.keyword}={self.values[0]!r}"
+        return f"{self.keyword}= one of {', '.join(map(repr, self.values))}"
+
+
 class DPCountError(Exception):
-    """Base class of every error raised deliberately by dpcount."""
+    """Base class of every error raised deliberately by dpcount.
+
+    Parameters
+    ----------
+    *parts
+        The message: text and :class:`Option` pieces, joined in order.
+    """
+
+    def __init__(self, *parts: str | Option):
+        self.parts = parts
+        super().__init__(self.render(Option.python))
+
+    @property
+    def options(self) -> tuple[Option, ...]:
+        """The parameters the message names, in order."""
+        return tuple(part for part in self.parts if isinstance(part, Option))
+
+    def render(self, spell: Callable[[Option], str]) -> str:
+        """The message with each :class:`Option` written by ``spell`` (``str(error)`` uses
+        :meth:`Option.python`)."""
+        text = "".join(spell(p) if isinstance(p, Option) else str(p) for p in self.parts)
+        return self._where() + text
+
+    def _where(self) -> str:
+        """Text before the message (the file and line of a :class:`DataError`)."""
+        return ""
 
 
 class InvalidParameterError(DPCountError, ValueError):
@@ -40,25 +121,29 @@ class DataError(DPCountError, ValueError):
 
     Parameters
     ----------
-    message
-        What is wrong and what to do about it.
+    *parts
+        What is wrong and what to do about it: text and :class:`Option` pieces.
     source
         The file (or query) the data came from, when there is one.
     line
         The 1-based line of ``source`` where the problem is, when known.
     """
 
-    def __init__(self, message: str, *, source: str | None = None, line: int | None = None):
-        self.message = message
+    def __init__(self, *parts: str | Option, source: str | None = None, line: int | None = None):
         self.source = source
         self.line = line
-        super().__init__(self._format())
+        super().__init__(*parts)
 
-    def _format(self) -> str:
+    @property
+    def message(self) -> str:
+        """The message without the file and line."""
+        return "".join(p.python() if isinstance(p, Option) else str(p) for p in self.parts)
+
+    def _where(self) -> str:
         if self.source is None:
-            return self.message
+            return ""
         where = self.source if self.line is None else f"{self.source}, line {self.line}"
-        return f"{where}: {self.message}"
+        return f"{where}: "
 
 
 class BudgetExceededError(DPCountError):

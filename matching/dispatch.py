@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from dpcount.common.rng import RNGLike
-from dpcount.errors import InvalidParameterError
+from dpcount.errors import InvalidParameterError, Option
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_graph
 from matching._common import Solver, check_ell
@@ -153,9 +153,10 @@ def _check_curve_length(ell_max: Any) -> int:
     ell_max = check_ell(ell_max, "ell_max")
     if ell_max > MAX_CURVE_LENGTH:
         raise InvalidParameterError(
-            f"ell_max must be at most {MAX_CURVE_LENGTH} for a curve, got {ell_max}: the curve "
-            "has one value per ℓ and is constant from the largest number of items of one "
-            "person on; for a single ℓ use dc_value"
+            Option("ell_max"),
+            f" must be at most {MAX_CURVE_LENGTH} for a curve, got {ell_max}: the curve has "
+            "one value per ℓ and is constant from the largest number of items of one person "
+            "on; for a single ℓ use dc_value",
         )
     return ell_max
 

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from dpcount.common.rng import RNGLike, spawn
-from dpcount.errors import DataError, InvalidParameterError
+from dpcount.errors import DataError, InvalidParameterError, Option
 from dpcount.graph import GroupedGraph, PersonItemGraph, graph_from_codes
 from dpcount.io import table_kind
 from dpcount.validation import (
@@ -153,10 +153,23 @@ class GroupedDistinctCountResult(Release):
         ]
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain Python values, JSON-ready (numpy scalars as Python numbers)."""
+        """Plain Python values, JSON-ready (numpy scalars as Python numbers).
+
+        ``result``, ``mechanism``, ``is_private`` and ``secure`` lead, as in every release's
+        ``to_dict``; :meth:`~Release.from_dict` reads it back.
+
+        Examples
+        --------
+        >>> t = grouped_distinct_count([("p", "g", 1)], 1.0, groups=["g"], max_groups=1, rng=1)
+        >>> GroupedDistinctCountResult.from_json(t.to_json()) == t
+        True
+        """
         return {
-            **({"seeded": True} if self.seeded else {}),
+            "result": type(self).__name__,
             "mechanism": self.mechanism,
+            "is_private": self.is_private,
+            "secure": self.secure,
+            **({"seeded": True} if self.seeded else {}),
             "epsilon": self.epsilon,
             "delta": self.delta,
             "beta": self.beta,
@@ -172,6 +185,7 @@ class GroupedDistinctCountResult(Release):
                 {"group": _py(r.group), "estimate": r.estimate, "ell": r.ell, "scale": r.scale}
                 for r in self.rows
             ],
+            "privacy_loss": self.privacy_loss.to_dict(),
         }
 
     def to_json(self, **kwargs: Any) -> str:
@@ -275,13 +289,18 @@ def _split(
     if groups is not None:
         if delta is not None:
             raise InvalidParameterError(
-                "delta applies to private key selection only; drop it or pass groups=None"
+                Option("delta"),
+                " applies to private key selection only; drop it or pass ",
+                Option("groups", None),
             )
         return eps, 0.0, 0.0
     if delta is None:
         raise InvalidParameterError(
-            "groups=None chooses the group keys privately and needs delta (e.g. 1e-6); "
-            "or pass the public keys as groups=[...]"
+            Option("groups", None),
+            " chooses the group keys privately and needs ",
+            Option("delta", 1e-6),
+            " or so; or pass the public keys as ",
+            Option("groups"),
         )
     return eps, check_delta(delta), eps * check_probability(selection_share, "selection_share")
 

@@ -12,13 +12,16 @@ Subcommands (one module each):
 ``dpcount datasets``
     List the built-in data sets, or build one, print its summary and optionally write its pairs.
 
-Results go to stdout, everything else (summaries, notes, warnings, progress) to stderr.  A
-progress indicator appears on a terminal only, for steps longer than about two seconds, and never
-with ``--json``.  User errors (bad options, a missing column, an unreadable file, an unknown data
-set) print one line ``dpcount COMMAND: error: ...`` to stderr and exit with status 2; no
-traceback.  Programming errors are not caught.  On a terminal that cannot encode the Greek
-letters and signs, they are spelled in ASCII ("eps", "<=", "beta", "delta", "ell";
-:mod:`dpcount.cli._output`).
+Results go to stdout (or to ``--output FILE``, :mod:`dpcount.cli._outputs`), everything else
+(summaries, notes, warnings, progress) to stderr; ``--json`` and ``--csv`` mean the same in
+every subcommand (:mod:`dpcount.cli._formats`).  A progress indicator appears on a terminal
+only, for steps longer than about two seconds, and never with ``--json``.  User errors (bad
+options, a missing column, an unreadable file, an unknown data set) print one line
+``dpcount COMMAND: error: ...`` to stderr and exit with status 2; no traceback, and options
+are named by their flags (:mod:`dpcount.cli._errors`).  Ctrl-C, SIGTERM and SIGHUP clean up
+and say so in one line (:mod:`dpcount.cli._signals`).  Programming errors are not caught.
+On a terminal that cannot encode the Greek letters and signs, they are spelled in ASCII
+("eps", "<=", "beta", "delta", "ell"; :mod:`dpcount.cli._output`).
 
 Examples
 --------
@@ -52,6 +55,7 @@ from dpcount.errors import DPCountError
 
 from . import _count, _curve, _datasets, _union
 from ._common import UserError
+from ._errors import flag_spelling
 from ._output import ascii_fallback
 from ._signals import Signals, stop_signals
 
@@ -88,6 +92,8 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     for module in (_count, _curve, _union, _datasets):
         module.add_parser(commands)
+    for subparser in commands.choices.values():  # errors name this subcommand's flags
+        subparser.set_defaults(subparser=subparser)
     return parser
 
 
@@ -123,7 +129,9 @@ def _main(argv: Sequence[str] | None, signals: Signals) -> int:
     except (DPCountError, UserError, OSError) as exc:
         if signals.received is not None:
             return _stopped(args.command, signals.received)
-        print(f"dpcount {args.command}: error: {_one_line(exc)}", file=sys.stderr)
+        # dpcount's errors name the options as this subcommand's flags
+        said = exc.render(flag_spelling(args.subparser)) if isinstance(exc, DPCountError) else exc
+        print(f"dpcount {args.command}: error: {_one_line(said)}", file=sys.stderr)
         return 2
     except MemoryError as exc:  # the data (or --scale-factor) is too large for this machine
         print(f"dpcount {args.command}: error: out of memory ({_one_line(exc)})", file=sys.stderr)

@@ -28,7 +28,7 @@ from dpcount.validation import (
     check_positive_int,
 )
 
-from ._errors import UserError
+from ._errors import UserError, python_keyword
 from ._progress import progress, stderr_is_terminal
 
 __all__ = [
@@ -195,7 +195,18 @@ def scale_factor_type(text: str) -> float:
 
 @dataclass(frozen=True)
 class Source:
-    """Where the person–item pairs come from, as given on the command line."""
+    """Where the person–item pairs come from, as given on the command line.
+
+    Column names are the user's; a headerless file's columns (``--no-header --columns A,B``)
+    are ``column0``, ``column1`` … for the reader (:meth:`reader_column`).
+
+    Examples
+    --------
+    >>> s = Source("file", "x.csv", person="user", item="word", header=False,
+    ...            columns=("word", "user"))
+    >>> s.reader_column("user"), s.to_json()["person"]
+    ('column1', 'user')
+    """
 
     kind: Literal["file", "sql", "dataset"]
     value: str  # the path, the query or the data set name
@@ -209,6 +220,12 @@ class Source:
     header: bool = True
     delimiter: str | None = None
     encoding: str = "utf-8"
+    column_types: tuple[tuple[str, str], ...] = ()
+    columns: tuple[str, ...] = ()
+
+    def reader_column(self, name: str) -> str:
+        """The reader's name of the user's column ``name``."""
+        return f"column{self.columns.index(name)}" if self.columns else name
 
     def describe(self) -> str:
         """A short name for messages: the file, ``SQL query`` or the data set."""
@@ -235,6 +252,8 @@ class Source:
         doc: dict[str, Any] = {"kind": self.kind, key: self.value}
         if self.format is not None:
             doc["format"] = self.format
+        if self.columns:
+            doc["columns"] = list(self.columns)
         return doc | {"person": self.person, "item": self.item}
 
 
@@ -267,12 +286,13 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="drop rows with null or empty ids (with a warning) instead of failing",
     )
-    group.add_argument(
+    no_header = group.add_argument(
         "--no-header",
         action="store_true",
         help="FILE (CSV/TSV) has no header line; its columns are column0, column1, ... or the "
         "names given with --columns",
     )
+    python_keyword(no_header, "header")
     group.add_argument(
         "--columns",
         metavar="A,B,...",
@@ -287,6 +307,15 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         "--encoding",
         choices=("utf-8", "utf-16", "latin-1"),
         help="encoding of a CSV/TSV FILE (default: utf-8)",
+    )
+    group.add_argument(
+        "--column-type",
+        dest="column_types",
+        action="append",
+        type=_column_type,
+        metavar="COLUMN=TYPE",
+        help="read COLUMN of a CSV/TSV FILE as the DuckDB TYPE instead of the detected one, "
+        "e.g. person=VARCHAR for ids too large for integers; repeat for more columns",
     )
     group.add_argument(
         "--scale-factor",
@@ -358,7 +387,7 @@ def source_from_args(args: argparse.Namespace) -> Source:
         raise UserError(
             f"{_flag(misplaced[0])} applies to a FILE; a --sql query reads its own files"
         )
-    person, item = _column_names(args)
+    person, item, columns = _column_names(args)
     return Source(
         "file" if kind == "path" else "sql",
         args.path if kind == "path" else args.sql,
@@ -369,31 +398,53 @@ def source_from_args(args: argparse.Namespace) -> Source:
         header=not args.no_header,
         delimiter=args.delimiter,
         encoding=args.encoding or "utf-8",
+        column_types=_column_types(args, columns),
+        columns=columns,
     )
 
 
-_FILE_ONLY = ("no_header", "columns", "delimiter", "encoding")
+_FILE_ONLY = ("no_header", "columns", "delimiter", "encoding", "column_types")
 
 
-def _column_names(args: argparse.Namespace) -> tuple[str, str]:
-    """The person and item columns to read: names from ``--columns`` become ``columnN``."""
+def _column_type(text: str) -> tuple[str, str]:
+    """An argparse type for ``--column-type COLUMN=TYPE``."""
+    column, _, kind = text.rpartition("=")
+    if not column or not kind.strip():
+        raise argparse.ArgumentTypeError(f"expected COLUMN=TYPE, got {shown(text)}")
+    return column, kind.strip()
+
+
+def _column_types(
+    args: argparse.Namespace, columns: tuple[str, ...]
+) -> tuple[tuple[str, str], ...]:
+    """The ``--column-type`` pairs, each column named once (and among ``--columns``)."""
+    pairs = tuple(args.column_types or ())
+    names = [column for column, _ in pairs]
+    if len(set(names)) != len(names):
+        raise UserError("--column-type names a column twice")
+    for column in names:
+        if columns and column not in columns:
+            raise UserError(f"--column-type {column!r} is not among --columns {args.columns!r}")
+    return pairs
+
+
+def _column_names(args: argparse.Namespace) -> tuple[str, str, tuple[str, ...]]:
+    """The person and item columns and the ``--columns`` names (empty without them)."""
     person = "person" if args.person is None else args.person
     item = "item" if args.item is None else args.item
-    check_distinct_columns(
-        {"--person": person, "--item": item, "--group": getattr(args, "group", None)}
-    )
+    group = getattr(args, "group", None)
+    check_distinct_columns({"--person": person, "--item": item, "--group": group})
     if args.columns is None:
-        return person, item
+        return person, item, ()
     if not args.no_header:
         raise UserError("--columns names the columns of a headerless FILE; add --no-header")
-    names = [name.strip() for name in args.columns.split(",")]
-    if "" in names or len(set(names)) != len(names):
+    columns = tuple(name.strip() for name in args.columns.split(","))
+    if "" in columns or len(set(columns)) != len(columns):
         raise UserError(f"--columns {args.columns!r}: give distinct, non-empty names")
-    positions = {name: f"column{k}" for k, name in enumerate(names)}
-    for flag, name in (("--person", person), ("--item", item)):
-        if name not in positions:
+    for flag, name in (("--person", person), ("--item", item), ("--group", group)):
+        if name is not None and name not in columns:
             raise UserError(f"{flag} {name!r} is not among --columns {args.columns!r}")
-    return positions[person], positions[item]
+    return person, item, columns
 
 
 def check_distinct_columns(columns: dict[str, str | None]) -> None:
@@ -443,14 +494,15 @@ def read_options(source: Source) -> dict[str, Any]:
     ``read_triples`` take the same ones)."""
     return {
         "source": source.value if source.kind == "file" else None,
-        "person": source.person,
-        "item": source.item,
+        "person": source.reader_column(source.person),
+        "item": source.reader_column(source.item),
         "sql": source.value if source.kind == "sql" else None,
         "format": source.format,
         "drop_nulls": source.drop_nulls,
         "header": source.header,
         "delimiter": source.delimiter,
         "encoding": source.encoding,
+        "column_types": {source.reader_column(c): t for c, t in source.column_types} or None,
     }
 
 

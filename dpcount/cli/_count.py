@@ -7,6 +7,7 @@ import math
 from typing import Any
 
 import dpcount
+from mechanisms._result import seeded_copy
 from mechanisms.distinct_count import COUNTINGS, DistinctCountResult, dp_distinct_count
 
 from ._common import (
@@ -24,6 +25,7 @@ from ._common import (
     source_from_args,
     wrap,
 )
+from ._formats import add_output_arguments, csv_text, emit, output_format, output_target
 from ._grouped import add_grouped_arguments, grouped_requested, run_grouped
 from ._progress import progress
 from ._spark import add_engine_arguments, spark_count
@@ -96,9 +98,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "greedy 2-approximation, or per-person sampling (a baseline)",
     )
     group.add_argument("--seed", type=seed_type, metavar="N", help=SEED_HELP)
-    parser.add_argument(
-        "--json", action="store_true", help="print one JSON object instead of sentences"
-    )
+    add_output_arguments(parser, what="the release (a row per group with --group)")
     add_engine_arguments(parser)
     add_grouped_arguments(parser)
     parser.set_defaults(handler=run)
@@ -109,6 +109,7 @@ def run(args: argparse.Namespace) -> int:
     if grouped_requested(args):
         return run_grouped(args)
     source = source_from_args(args)
+    target = output_target(args, source.inputs())
     show = show_progress(args)
     if args.engine == "spark":
         result = spark_count(args, source)
@@ -124,10 +125,18 @@ def run(args: argparse.Namespace) -> int:
                 counting=args.counting,
                 rng=args.seed,
             )
-    if args.json:
-        print(json_text(result_json(result, source, args.seed)))
+    if args.seed is not None:  # whoever knows the seed can remove the noise
+        result = seeded_copy(result)
+    fmt = output_format(args)
+    if fmt == "json":
+        text = json_text(result_json(result, source, args.seed)) + "\n"
+    elif fmt == "csv":
+        text = result_csv(result)
     else:
-        print(report(result, source))
+        text = report(result, source) + "\n"
+    emit(text, target)
+    if target is not None:
+        note("count", f"wrote the release to {target.given}")
     if args.seed is not None:
         note("count", f"--seed {args.seed} makes this release reproducible: for research only")
     return 0
@@ -145,6 +154,24 @@ def report(result: DistinctCountResult, source: Source) -> str:
         f"(private lower bound, ε = {result.epsilon:g}, ℓ = {result.ell})"
     )
     return wrap(f"{headline}\n{result}")
+
+
+#: Columns of ``count --csv`` (one row; ``group`` first with ``--group``).
+CSV_COLUMNS = ("lower_bound", "estimate", "ell", "epsilon", "beta", "confidence", "is_private")
+
+
+def result_csv(result: DistinctCountResult) -> str:
+    """The release as a one-row CSV table: the bound, ν̂ as released, and what it cost."""
+    row = [
+        lower_bound(result),
+        result.estimate,
+        result.ell,
+        result.epsilon,
+        result.beta,
+        result.confidence,
+        result.is_private,
+    ]
+    return csv_text(CSV_COLUMNS, [row])
 
 
 def result_json(result: DistinctCountResult, source: Source, seed: int | None) -> dict[str, Any]:

@@ -5,15 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
+import dpcount
 import matching
 from dpcount.graph import PersonItemGraph
 
 from ._common import (
+    Source,
     UserError,
     add_source_arguments,
+    json_text,
     load_graph,
     note,
     positive_int_type,
@@ -22,6 +26,7 @@ from ._common import (
     source_from_args,
     wrap,
 )
+from ._formats import add_output_arguments, csv_text, emit, output_format, output_target
 from ._outputs import OutputFile, output_file
 from ._progress import progress
 
@@ -31,8 +36,8 @@ PLOT_SUFFIXES = (".png", ".svg", ".pdf")
 EPILOG = """\
 examples:
   dpcount curve --dataset fashion-like --ell-max 50 --plot curve.png
-  dpcount curve reviews.csv --person user --item product --csv curve.csv
-  dpcount curve --dataset southern-women --ell-max 14 --method greedy
+  dpcount curve reviews.csv --person user --item product --csv --output curve.csv
+  dpcount curve --dataset southern-women --ell-max 14 --method greedy --json
 
 NOT PRIVATE: DC(D;ℓ) is computed from the raw data without noise.  Use it to understand the
 data and the choice of ℓ; never publish it.  'dpcount count' is the private release.
@@ -74,9 +79,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="N",
         help="with --method sampling: seed of the sampling (default: fresh OS entropy)",
     )
-    output = parser.add_argument_group("output (default: a table on stdout)")
-    output.add_argument("--csv", metavar="FILE", help="write the curve to a CSV file")
-    output.add_argument(
+    add_output_arguments(parser, what="the curve", deprecated_csv_file=True)
+    parser.add_argument(
         "--plot",
         metavar="FILE",
         help="plot the curve to FILE.png, .svg or .pdf (needs matplotlib: the 'plot' extra)",
@@ -90,14 +94,13 @@ def run(args: argparse.Namespace) -> int:
     if args.seed is not None and args.method != "sampling":
         raise UserError("--seed applies to --method sampling only; the other methods are exact")
     inputs = source.inputs()
-    csv_target = output_file(args.csv, "--csv", inputs=inputs) if args.csv else None
+    target = output_target(args, inputs)
     plot_target = None
     if args.plot:
-        others = [csv_target] if csv_target else []
+        others = [target] if target else []
         plot_target = output_file(
             args.plot, "--plot", inputs=inputs, suffixes=PLOT_SUFFIXES, others=others
         )
-    if plot_target is not None:
         _require_matplotlib()
     show = show_progress(args)
     graph = load_graph(source, show=show)
@@ -112,11 +115,19 @@ def run(args: argparse.Namespace) -> int:
             f"rows stop there, not at --ell-max {args.ell_max}",
         )
     caption = f"DC(D;ℓ) of {source.describe()}, {method_label(args.method)}"
-    if csv_target is None and plot_target is None:
-        print(table(curve, caption), end="")
-    if csv_target is not None:
-        csv_target.write_text(csv_text(curve, caption))
-        print(f"wrote {curve.size} rows to {csv_target.given} ({NOT_PRIVATE})", file=sys.stderr)
+    fmt = output_format(args)
+    if target is not None or plot_target is None or fmt != "text":  # the plot alone is enough
+        if fmt == "json":
+            text = json_text(curve_json(curve, args, source)) + "\n"
+        elif fmt == "csv":
+            text = curve_csv(curve)
+        else:
+            text = table(curve, caption)
+        if fmt != "text":  # the table says it in its first line; CSV and JSON readers cannot
+            note("curve", _warning(caption))
+        emit(text, target)
+        if target is not None:
+            print(f"wrote {curve.size} rows to {target.given} ({NOT_PRIVATE})", file=sys.stderr)
     if plot_target is not None:
         write_plot(curve, caption, plot_target)
         print(f"wrote the plot to {plot_target.given} ({NOT_PRIVATE})", file=sys.stderr)
@@ -171,19 +182,38 @@ def table(curve: Sequence[int] | np.ndarray, caption: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def csv_text(curve: Sequence[int] | np.ndarray, caption: str) -> str:
-    """The curve as CSV: a ``#`` comment saying NOT PRIVATE, then ``ell,dc_not_private`` rows.
+def curve_csv(curve: Sequence[int] | np.ndarray) -> str:
+    """The curve as a plain CSV table; the column name says it is not private (the notice
+    goes to stderr: a comment line would break CSV readers such as ``pandas.read_csv``).
 
     Examples
     --------
-    >>> print(csv_text([2, 3], "DC(D;ℓ) of x"), end="")
-    # NOT PRIVATE: DC(D;ℓ) of x, computed from the raw data without noise; do not publish
+    >>> print(curve_csv([2, 3]), end="")
     ell,dc_not_private
     1,2
     2,3
     """
-    rows = [f"{ell},{int(v)}" for ell, v in enumerate(curve, start=1)]
-    return "\n".join([f"# {_warning(caption)}", "ell,dc_not_private", *rows]) + "\n"
+    return csv_text(["ell", "dc_not_private"], enumerate((int(v) for v in curve), start=1))
+
+
+def curve_json(curve: np.ndarray, args: argparse.Namespace, source: Source) -> dict[str, Any]:
+    """The curve as a JSON object with the fields every ``--json`` output shares.
+
+    ``dc_not_private[ℓ − 1]`` is DC(D;ℓ); ``ell_max`` is what was asked for, ``ell`` the ℓ
+    the values cover (up to the largest degree, where the curve becomes constant).
+    """
+    return {
+        "result": "dc_curve",
+        "is_private": False,
+        "secure": True,
+        "method": args.method,
+        "ell_max": args.ell_max,
+        "ell": list(range(1, curve.size + 1)),
+        "dc_not_private": [int(v) for v in curve],
+        "source": source.to_json(),
+        "seed": args.seed,
+        "dpcount_version": dpcount.__version__,
+    }
 
 
 def _require_matplotlib() -> None:
@@ -192,7 +222,7 @@ def _require_matplotlib() -> None:
     except ImportError:
         raise UserError(
             "--plot needs matplotlib, which is not installed; install it with "
-            "pip install 'dpcount[plot]', or use --csv"
+            "pip install 'dpcount[plot]', or use --csv or --json"
         ) from None
 
 

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
 import time
+from typing import Any
+
+import dpcount
+from dpcount.graph import GraphSummary
 
 from ._common import (
     MAX_SCALE_FACTOR,
     DeprecatedAlias,
     UserError,
+    json_text,
     scale_factor_type,
     seed_type,
     show_progress,
@@ -72,6 +78,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="write the pairs to FILE.csv or FILE.parquet (columns person, item[, count])",
     )
     parser.add_argument(
+        "--json",
+        action="store_true",
+        help="the list, or the data set's summary, as one JSON object instead of text",
+    )
+    parser.add_argument(
         "--cache-dir",
         metavar="DIR",
         help="folder for generated TPC-H tables (default: the user cache folder)",
@@ -84,8 +95,13 @@ def run(args: argparse.Namespace) -> int:
     from dpcount import datasets
 
     if args.name is None:
-        width = max(map(len, datasets.names()))
-        for name in datasets.names():
+        names = datasets.names()
+        if args.json:
+            listing = [{"name": n, "description": datasets.description(n)} for n in names]
+            print(json_text({"datasets": listing, "dpcount_version": dpcount.__version__}))
+            return 0
+        width = max(map(len, names))
+        for name in names:
             print(f"{name:<{width}}  {datasets.description(name)}")
         print(
             "\n--scale-factor is the fraction of persons for synthetic data, TPC-H's scale factor "
@@ -105,13 +121,34 @@ def run(args: argparse.Namespace) -> int:
             args.name, scale_factor=args.scale_factor, seed=args.data_seed, cache_dir=args.cache_dir
         )
     elapsed = time.perf_counter() - start
-    print(f"{args.name}: {datasets.description(args.name)}")
-    print(graph.summary())
     if target is not None:
         from dpcount.io import write_pairs
 
         with target.writing() as tmp:
             write_pairs(graph, tmp, format=target.suffix[1:])
-        print(f"wrote {graph.n_pairs:,} pairs to {target.given}")
+    if args.json:
+        print(json_text(summary_json(graph.summary(), args)))
+    else:
+        print(f"{args.name}: {datasets.description(args.name)}")
+        print(graph.summary())
+    if target is not None:
+        print(f"wrote {graph.n_pairs:,} pairs to {target.given}", file=sys.stderr)
     print(f"built in {elapsed:.2f} s", file=sys.stderr)
     return 0
+
+
+def summary_json(summary: GraphSummary, args: argparse.Namespace) -> dict[str, Any]:
+    """The data set's summary as JSON; ``GraphSummary(**doc["summary"])`` reads it back."""
+    from dpcount import datasets
+
+    return {
+        "result": type(summary).__name__,
+        "is_private": False,
+        "name": args.name,
+        "description": datasets.description(args.name),
+        "scale_factor": args.scale_factor,
+        "data_seed": args.data_seed,
+        "summary": dataclasses.asdict(summary),
+        "output": args.output,
+        "dpcount_version": dpcount.__version__,
+    }

@@ -8,13 +8,12 @@ released group as a table, CSV (``--csv``) or JSON (``--json``).
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import math
 from typing import Any
 
 import numpy as np
 
+import dpcount
 from dpcount.graph import GroupedGraph
 from mechanisms._result import confidence_text
 from mechanisms.grouped_distinct_count import GroupedDistinctCountResult, grouped_distinct_count
@@ -24,12 +23,14 @@ from ._common import (
     UserError,
     delta_type,
     json_text,
-    loss_json,
+    note,
     positive_int_type,
     read_options,
     show_progress,
     source_from_args,
 )
+from ._errors import python_keyword
+from ._formats import csv_text, emit, output_format, output_target
 from ._keys_file import MAX_BYTES, read_keys
 from ._progress import progress
 
@@ -58,24 +59,27 @@ def add_grouped_arguments(parser: argparse.ArgumentParser) -> None:
         metavar="K",
         help="groups each person may contribute to, K >= 1 (required with --group)",
     )
-    group.add_argument(
+    groups_file = group.add_argument(
         "--groups-file",
         metavar="F",
         help="UTF-8 text file (or pipe) of the public group keys to release, one per line, at "
         f"most {MAX_BYTES >> 20} MiB; without it the keys are chosen privately (needs --delta)",
     )
+    python_keyword(groups_file, "groups")
     group.add_argument(
-        "--delta", type=delta_type, metavar="D", help="δ of the private choice of group keys"
+        "--delta",
+        type=delta_type,
+        metavar="D",
+        help="δ of the private choice of group keys (without --groups-file only)",
     )
     group.add_argument(
         "--family-wise",
         action="store_true",
         help="split β over the groups so that all bounds hold together with confidence 1 − β",
     )
-    group.add_argument("--csv", action="store_true", help="print the table as CSV")
 
 
-_GROUP_ONLY = ("max_groups", "groups_file", "delta", "family_wise", "csv")
+_GROUP_ONLY = ("max_groups", "groups_file", "delta", "family_wise")
 
 
 def grouped_requested(args: argparse.Namespace) -> bool:
@@ -92,9 +96,11 @@ def run_grouped(args: argparse.Namespace) -> int:
     """Read triples, release the grouped bounds and print them."""
     _check_options(args)
     source = source_from_args(args)
+    inputs = [*source.inputs(), *([args.groups_file] if args.groups_file else [])]
+    target = output_target(args, inputs)
     keys = read_keys(args.groups_file, "--groups-file") if args.groups_file is not None else None
     show = show_progress(args) and not args.csv
-    graph = _load(source, _group_column(args), show)
+    graph = _load(source, source.reader_column(args.group), show)
     with progress("computing the private lower bounds", enabled=show):
         result = grouped_distinct_count(
             graph,
@@ -109,17 +115,19 @@ def run_grouped(args: argparse.Namespace) -> int:
             family_wise=args.family_wise,
             rng=args.seed,
         )
-    if args.json:
-        doc = result.to_dict() | {
-            "privacy_loss": loss_json(result.privacy_loss),
-            "source": source.to_json() | {"group": args.group},
-            "seed": args.seed,
-        }
-        print(json_text(doc))
-    elif args.csv:
-        print(table_csv(result), end="")
+    fmt = output_format(args)
+    if fmt == "json":
+        text = json_text(grouped_json(result, source.to_json() | {"group": args.group}, args.seed))
+        text += "\n"
+    elif fmt == "csv":
+        text = table_csv(result)
     else:
-        print(table_text(result, source))
+        text = table_text(result, source) + "\n"
+    emit(text, target)
+    if target is not None:
+        note("count", f"wrote the release to {target.given}")
+    if args.seed is not None:
+        note("count", f"--seed {args.seed} makes this release reproducible: for research only")
     return 0
 
 
@@ -131,22 +139,15 @@ def _check_options(args: argparse.Namespace) -> None:
             "without --groups-file the group keys are chosen privately: give --delta D "
             "(e.g. 1e-6), or the public keys with --groups-file F"
         )
-    if args.json and args.csv:
-        raise UserError("give at most one of --json and --csv")
+    if args.groups_file is not None and args.delta is not None:
+        raise UserError(
+            "--delta applies to the private choice of group keys; the keys of --groups-file "
+            "are public: drop --delta"
+        )
     if args.dataset is not None:
         raise UserError("--group reads a FILE or --sql; the built-in data sets have no groups")
     if getattr(args, "engine", "local") != "local":
         raise UserError("--group runs on the local engine only")
-
-
-def _group_column(args: argparse.Namespace) -> str:
-    """The group column; with --no-header --columns, its position name ``columnN``."""
-    if args.columns is None:
-        return str(args.group)
-    names = [name.strip() for name in args.columns.split(",")]
-    if args.group not in names:
-        raise UserError(f"--group {args.group!r} is not among --columns {args.columns!r}")
-    return f"column{names.index(args.group)}"
 
 
 def _load(source: Source, group: str, show: bool) -> GroupedGraph:
@@ -176,13 +177,36 @@ def _bound(estimate: float) -> int:
 
 
 def table_csv(result: GroupedDistinctCountResult) -> str:
-    """``group,lower_bound,estimate,ell,scale`` rows."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["group", "lower_bound", "estimate", "ell", "scale"])
-    for r in result.rows:
-        writer.writerow([r.group, _bound(r.estimate), r.estimate, r.ell, r.scale])
-    return out.getvalue()
+    """``group,lower_bound,estimate,ell,scale`` rows: ``lower_bound`` is what the table shows
+    (⌈ν̂⌉, at least 0), ``estimate`` the released ν̂ (negative on groups with little data)."""
+    rows = ([r.group, _bound(r.estimate), r.estimate, r.ell, r.scale] for r in result.rows)
+    return csv_text(["group", "lower_bound", "estimate", "ell", "scale"], rows)
+
+
+def grouped_json(
+    result: GroupedDistinctCountResult, source: dict[str, Any], seed: int | None
+) -> dict[str, Any]:
+    """The release as a JSON object with the fields of ``count --json``.
+
+    ``result``, ``is_private``, ``secure``, the result's fields (:meth:`to_dict`, which
+    :meth:`~GroupedDistinctCountResult.from_dict` reads back), ``confidence`` (of each group's
+    bound, 1 − ``group_beta``; with ``--family-wise`` all hold together with 1 − β),
+    ``source``, ``seed`` and
+    ``dpcount_version``; each row adds ``lower_bound``, the bound the table shows.  With a seed
+    the noise is reproducible, so ``is_private`` is false and ``seeded`` true.
+    """
+    doc = result.to_dict()
+    rows = [row | {"lower_bound": _bound(row["estimate"])} for row in doc.pop("rows")]
+    seeded = {"is_private": False, "seeded": True} if seed is not None else {}
+    return {
+        **doc,
+        **seeded,
+        "confidence": 1 - result.group_beta,
+        "rows": rows,
+        "source": source,
+        "seed": seed,
+        "dpcount_version": dpcount.__version__,
+    }
 
 
 def table_text(result: GroupedDistinctCountResult, source: Source) -> str:

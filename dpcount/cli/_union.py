@@ -11,6 +11,7 @@ import numpy as np
 
 import dpcount
 from dpcount.errors import UnsafeNoiseWarning
+from mechanisms._result import seeded_copy
 from mechanisms.registry import get, names
 
 from ._common import (
@@ -29,7 +30,8 @@ from ._common import (
     source_from_args,
     wrap,
 )
-from ._outputs import OutputFile, output_file
+from ._formats import add_output_arguments, csv_text, emit, output_format, output_target
+from ._outputs import OutputFile
 from ._progress import progress
 from ._spark import add_engine_arguments, spark_union
 
@@ -96,15 +98,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="Δ0: most items one person contributes, sampled at random (default: 100)",
     )
     group.add_argument("--seed", type=seed_type, metavar="N", help=SEED_HELP)
-    output = parser.add_argument_group("output")
-    output.add_argument(
-        "--output",
-        metavar="FILE",
-        help="write the items (or the JSON with --json) to FILE, atomically, instead of stdout",
-    )
-    output.add_argument(
-        "--json", action="store_true", help="a JSON object: the summary and the items"
-    )
+    add_output_arguments(parser, what="the released items (one per line)")
     add_engine_arguments(parser)
     parser.set_defaults(handler=run)
 
@@ -112,22 +106,23 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read the data, run the set-union mechanism and write the released items."""
     source = source_from_args(args)
-    target = output_file(args.output, "--output", inputs=source.inputs()) if args.output else None
+    target = output_target(args, source.inputs())
     show = show_progress(args)
     with warnings.catch_warnings():
         # Every set-union mechanism draws floating-point noise; the summary line says so
         # instead of a warning that would come before any error line.
         warnings.simplefilter("ignore", UnsafeNoiseWarning)
         result = _release(args, source, show)
-    if args.json:
+    if args.seed is not None:  # whoever knows the seed can remove the noise
+        result = seeded_copy(result)
+    fmt = output_format(args)
+    if fmt == "json":
         text = json_text(result_json(result, source, args.seed)) + "\n"
+    elif fmt == "csv":
+        text = csv_text(["item"], ([label] for label in label_strings(result.items)))
     else:
         text = items_text(result.items)
-    if target is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        target.write_text(text)
+    emit(text, target)
     print(summary(result, target), file=sys.stderr)
     if args.seed is not None:
         note("union", f"--seed {args.seed} makes this release reproducible: for research only")
@@ -163,7 +158,8 @@ def items_text(items: np.ndarray) -> str:
     labels = label_strings(items)
     if any("\n" in s or "\r" in s for s in labels):
         raise UserError(
-            "a released item contains a line break, so one item per line is ambiguous; use --json"
+            "a released item contains a line break, so one item per line is ambiguous; use "
+            "--csv or --json"
         )
     return "".join(s + "\n" for s in labels)
 

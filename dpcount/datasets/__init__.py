@@ -41,7 +41,7 @@ from dpcount.datasets._synthetic import (
 )
 from dpcount.datasets._teaching import southern_women
 from dpcount.datasets._tpch import TPCH_QUERIES, tpch, tpch_sql, tpch_tables
-from dpcount.errors import InvalidParameterError
+from dpcount.errors import InvalidParameterError, Option
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice
 
@@ -79,7 +79,9 @@ def _tpch_builder(query: str) -> Callable[..., PersonItemGraph]:
 def _fixed(scale_factor: float, seed: int, cache_dir: object) -> PersonItemGraph:
     if scale_factor != 1:
         raise InvalidParameterError(
-            f"southern-women is a fixed data set; scale_factor must be 1, got {scale_factor!r}"
+            "southern-women is a fixed data set; ",
+            Option("scale_factor"),
+            f" must be 1, got {scale_factor!r}",
         )
     return southern_women()
 

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcount.errors import DataError, DroppedRowsWarning
+from dpcount.errors import DataError, DroppedRowsWarning, Option
 from dpcount.graph.assembly import MAX_COUNT
 from dpcount.graph.labels import mixed_kinds_message
 from dpcount.io._files import GLOB_CHARS, is_local
@@ -58,16 +58,20 @@ def column_types(work: Workspace, roles: Mapping[str, str]) -> dict[str, str]:
     types = {str(row[0]): str(row[1]) for row in described}
     missing = [f"{role} column {col!r}" for role, col in roles.items() if col not in types]
     if missing:
-        hint = ""
+        hint: tuple[str | Option, ...] = ()
         if len(types) == 1 and source.path is not None:
-            hint = " (a single column: is the delimiter or the format right?)"
-        elif source.csv_header and any(map(looks_like_data, types)):
             hint = (
-                "; the first row looks like data, not a header: pass header=False "
-                "(CLI: --no-header --columns NAME,NAME,...)"
+                " (a single column: is the ",
+                Option("delimiter"),
+                " or the ",
+                Option("format"),
+                " right?)",
             )
+        elif source.csv_header and any(map(looks_like_data, types)):
+            hint = ("; the first row looks like data, not a header: pass ", Option("header", False))
         raise DataError(
-            f"{' and '.join(missing)} not found; available columns: {list(types)}{hint}",
+            f"{' and '.join(missing)} not found; available columns: {list(types)}",
+            *hint,
             source=source.name,
         )
     return types
@@ -239,7 +243,9 @@ def valid_rows(
         raise DataError(
             f"{n_invalid} of {total} rows (not private) have a null, empty or NaN id "
             f"({', '.join(parts)}; first in data row {int(first_bad or 0) + 1}); "
-            "fill or remove them, or pass drop_nulls=True to skip those rows",
+            "fill or remove them, or pass ",
+            Option("drop_nulls", True),
+            " to skip those rows",
             source=source.name,
         )
     if not n_invalid:

@@ -4,7 +4,7 @@ Examples
 --------
 >>> str(data_error(RuntimeError("Invalid Input Error: Error when sniffing file"), "a.csv"))
 'a.csv: could not parse the file as delimited text (Invalid Input Error: Error when sniffing \
-file); check delimiter= and format=, and look for rows with a different number of fields'
+file); check delimiter and format, and look for rows with a different number of fields'
 """
 
 from __future__ import annotations
@@ -13,12 +13,13 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-from dpcount.errors import DataError
+from dpcount.errors import DataError, Option
 from dpcount.graph.assembly import CountOverflowError
 
 __all__ = ["data_error", "first_line", "label_errors"]
 
 _LINE_PATTERNS = (re.compile(r"Line: (\d+)"), re.compile(r"\bline (\d+)"))
+_COLUMN_PATTERN = re.compile(r'converting column "([^"]+)"')
 
 
 def first_line(exc: BaseException) -> str:
@@ -48,26 +49,33 @@ def data_error(exc: Exception, source_name: str) -> DataError:
             line = int(match.group(1))
             break
     summary = _duckdb_summary(text)
+    message: tuple[str | Option, ...]
     if "Invalid unicode" in text or "not utf-8 encoded" in text:
         message = (
-            "the file is not valid UTF-8; pass encoding='latin-1' or encoding='utf-16', or "
-            "convert the file to UTF-8"
+            "the file is not valid UTF-8; pass ",
+            Option("encoding", "latin-1", "utf-16"),
+            ", or convert the file to UTF-8",
         )
     elif "No magic bytes" in text:
-        message = "not a Parquet file (no Parquet footer); check the file or pass format="
+        message = ("not a Parquet file (no Parquet footer); check the file or ", Option("format"))
     elif "Error when sniffing" in text:
         message = (
-            f"could not parse the file as delimited text ({summary}); check delimiter= and "
-            "format=, and look for rows with a different number of fields"
+            f"could not parse the file as delimited text ({summary}); check ",
+            Option("delimiter"),
+            " and ",
+            Option("format"),
+            ", and look for rows with a different number of fields",
         )
     elif "Could not convert" in text or "Error when converting" in text:
+        column = _COLUMN_PATTERN.search(text)
         message = (
-            f"a value does not fit the detected column type ({summary}); pass "
-            "column_types={'column': 'VARCHAR'} to read it as text"
+            f"a value does not fit the detected column type ({summary}); pass ",
+            Option("column_types", {column.group(1) if column else "column": "VARCHAR"}),
+            " to read it as text",
         )
     else:
-        message = f"could not read the data: {summary}"
-    return DataError(message, source=source_name, line=line)
+        message = (f"could not read the data: {summary}",)
+    return DataError(*message, source=source_name, line=line)
 
 
 @contextmanager

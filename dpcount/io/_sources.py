@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dpcount.errors import DataError, InvalidParameterError
+from dpcount.errors import DataError, InvalidParameterError, Option
 from dpcount.io._files import (
     GLOB_CHARS,
     check_glob,
@@ -117,8 +117,12 @@ def resolve_source(source: Any, sql: str | None, options: FileOptions) -> Source
     if sql is not None or kind is not None:
         changed = options.changed()
         if changed:
-            advice = "with sql=, express it in the query" if kind is None else "not tables"
-            raise InvalidParameterError(f"{changed[0]}= applies to files only; {advice}")
+            advice = (
+                ("with ", Option("sql"), ", express it in the query")
+                if kind is None
+                else ("not tables",)
+            )
+            raise InvalidParameterError(Option(changed[0]), " applies to files only; ", *advice)
     if kind is not None:
         name = f"dpcount_frame_{uuid.uuid4().hex[:12]}"
         return Source(relation=name, name=kind, frame=source)
@@ -167,8 +171,7 @@ def _check_format(format: str | None, path: str) -> str:
     inferred = _SUFFIX_FORMATS.get(_plain_suffix(path))
     if inferred is None:
         raise InvalidParameterError(
-            f"cannot tell the format of {path!r} from its suffix; pass format= one of "
-            f"{', '.join(map(repr, FORMATS))}"
+            f"cannot tell the format of {path!r} from its suffix; pass ", Option("format", *FORMATS)
         )
     return inferred
 
@@ -212,8 +215,10 @@ def _reader_sql(path: str, fmt: str, options: FileOptions, compression: str | No
     changed = [name for name in options.changed() if name != "format"]
     if changed:
         raise InvalidParameterError(
-            f"{changed[0]}= applies to CSV/TSV files only, not to {fmt}; for other conversions "
-            "read the file with sql=..."
+            Option(changed[0]),
+            f" applies to CSV/TSV files only, not to {fmt}; for other conversions read the "
+            "file with ",
+            Option("sql"),
         )
     if fmt == "parquet":
         return f"read_parquet({literal})"

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcount.errors import DataError, InvalidParameterError
+from dpcount.errors import DataError, InvalidParameterError, Option
 from dpcount.graph import PersonItemGraph, graph_from_codes
 from dpcount.graph.labels import as_label_array
 from dpcount.spark._frames import collect
@@ -97,8 +97,9 @@ def prepare_pairs(
     total, n_bad = int(row["n"]), int(row["bad"] or 0)
     if n_bad and not drop_nulls:
         raise DataError(
-            f"{n_bad} of {total} rows have a null, empty or NaN id or count; pass "
-            "drop_nulls=True to skip those rows"
+            f"{n_bad} of {total} rows have a null, empty or NaN id or count; pass ",
+            Option("drop_nulls", True),
+            " to skip those rows",
         )
     df = df.where(~bad) if n_bad else df
     if total - n_bad == 0:
@@ -185,9 +186,12 @@ def read_pairs(
         n_pairs = pairs.count()
         if n_pairs > max_pairs:
             raise DataError(
-                f"{n_pairs} distinct pairs exceed the driver limit max_pairs={max_pairs}; use a "
-                "distributed release (dpcount.spark set union or counting='sampling') or raise "
-                "max_pairs"
+                f"{n_pairs} distinct pairs exceed the driver limit ",
+                Option("max_pairs", max_pairs),
+                "; use a distributed release (dpcount.spark set union or ",
+                Option("counting", "sampling"),
+                ") or raise ",
+                Option("max_pairs"),
             )
         person_labels = sorted_labels(pairs, "p", "person labels")
         item_labels = sorted_labels(pairs, "i", "item labels")

@@ -38,7 +38,7 @@ from typing import Literal
 import numpy as np
 from scipy.special import erfcx, log_ndtr, ndtri
 
-from dpcount.errors import InvalidParameterError
+from dpcount.errors import InvalidParameterError, Option
 from dpcount.validation import check_delta, check_epsilon, check_positive, check_positive_int
 
 __all__ = [
@@ -205,9 +205,13 @@ def gaussian_sigma(
     while not ok(hi):
         hi *= 2.0
         if hi > _SIGMA_MAX:
-            raise InvalidParameterError(
-                f"cannot calibrate Gaussian noise for epsilon={epsilon!r}, delta={delta!r}: "
-                f"sigma would exceed {_SIGMA_MAX:.0e} (use a larger epsilon or delta)"
+            raise InvalidParameterError(  # ε and δ of this step (a mechanism may split them)
+                f"cannot calibrate Gaussian noise for ε = {epsilon!r}, δ = {delta!r}: sigma "
+                f"would exceed {_SIGMA_MAX:.0e} (use a larger ",
+                Option("epsilon"),
+                " or ",
+                Option("delta"),
+                ")",
             )
     lo = hi / 2.0
     while ok(lo):

@@ -71,7 +71,7 @@ def test_datasets_output(tmp_path, capsys, suffix):
     out = tmp_path / f"pairs.{suffix}"
     assert main(["datasets", "fashion-like", "--data-seed", "1", "--output", str(out)]) == 0
     expected = datasets.fashion_like(seed=1)
-    assert f"wrote {expected.n_pairs:,} pairs to {out}" in capsys.readouterr().out
+    assert f"wrote {expected.n_pairs:,} pairs to {out}" in capsys.readouterr().err
     assert read_pairs(out) == expected
     assert sorted(p.name for p in tmp_path.iterdir()) == [out.name]
 
@@ -96,7 +96,7 @@ def test_datasets_tpch_with_cache_dir(tpch_cache, capsys):
             ["datasets", "reddit-like", "--scale-factor", "1e12"],
             "argument --scale-factor/--scale: scale factor must be at most 100, got '1e12'",
         ),
-        (["datasets", "southern-women", "--scale-factor", "3"], "scale_factor must be 1"),
+        (["datasets", "southern-women", "--scale-factor", "3"], "; --scale-factor must be 1"),
         (["datasets", "fashion-like", "--scale-factor", "x"], "expected a number, got 'x'"),
         (["datasets", "fashion-like", "--output", "pairs.xlsx"], "must end in .csv or .parquet"),
         (["datasets", "fashion-like", "--output", "/no/such/dir/p.csv"], "does not exist"),

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import csv
+import io
+import json
 import sys
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import matching
@@ -73,20 +77,49 @@ def test_sampling_is_reproducible_with_a_seed(capsys):
 
 
 def test_csv_file(tmp_path, capsys):
+    """A plain CSV table (``pandas.read_csv`` misread the old ``# NOT PRIVATE`` first line); the
+    notice goes to stderr and into the column name."""
     target = tmp_path / "curve.csv"
-    assert (
-        main(["curve", "--dataset", "southern-women", "--ell-max", "5", "--csv", str(target)]) == 0
-    )
+    args = ["curve", "--dataset", "southern-women", "--ell-max", "5", "--csv"]
+    assert main([*args, "--output", str(target)]) == 0
     captured = capsys.readouterr()
     assert captured.out == ""
     assert f"wrote 5 rows to {target} (NOT PRIVATE)" in captured.err
-    first, *rest = target.read_text(encoding="utf-8").splitlines()
-    assert first.startswith("# NOT PRIVATE: DC(D;ℓ) of southern-women")
-    rows = list(csv.DictReader(rest))
+    assert "dpcount curve: note: NOT PRIVATE: DC(D;ℓ) of southern-women" in captured.err
+    rows = list(csv.DictReader(target.read_text(encoding="utf-8").splitlines()))
     expected = matching.dc_curve(datasets.load("southern-women"), 5)
     assert [int(r["ell"]) for r in rows] == [1, 2, 3, 4, 5]
     assert [int(r["dc_not_private"]) for r in rows] == expected.tolist()
     assert sorted(p.name for p in tmp_path.iterdir()) == ["curve.csv"]  # no temporary left
+    frame = pd.read_csv(target)
+    assert list(frame.columns) == ["ell", "dc_not_private"]
+    assert frame["dc_not_private"].tolist() == expected.tolist()
+
+
+def test_old_csv_file_spelling_still_writes_and_warns(tmp_path, capsys):
+    """``curve --csv FILE`` (one meaning of --csv in curve, another in count) still works."""
+    old, new = tmp_path / "old.csv", tmp_path / "new.csv"
+    args = ["curve", "--dataset", "southern-women", "--ell-max", "5"]
+    assert main([*args, "--csv", str(old)]) == 0
+    assert capsys.readouterr().err.startswith(
+        "dpcount curve: warning: --csv FILE is deprecated; use --csv --output FILE\n"
+    )
+    assert main([*args, "--csv", "--output", str(new)]) == 0
+    assert "deprecated" not in capsys.readouterr().err
+    assert old.read_text() == new.read_text()
+
+
+def test_csv_and_json_on_stdout(capsys):
+    args = ["curve", "--dataset", "southern-women", "--ell-max", "20"]
+    expected = matching.dc_curve(datasets.load("southern-women"), 8)  # max degree 8
+    assert main([*args, "--csv"]) == 0
+    frame = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert frame["dc_not_private"].tolist() == expected.tolist()
+    assert main([*args, "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert (doc["result"], doc["is_private"], doc["ell_max"]) == ("dc_curve", False, 20)
+    assert doc["ell"] == list(range(1, 9))
+    assert np.array_equal(np.asarray(doc["dc_not_private"]), expected)
 
 
 def test_png_plot_is_titled_not_private(tmp_path, capsys, monkeypatch):
@@ -103,7 +136,7 @@ def test_png_plot_is_titled_not_private(tmp_path, capsys, monkeypatch):
     target = tmp_path / "curve.png"
     csv_target = tmp_path / "curve.csv"
     args = ["curve", "--dataset", "fashion-like", "--ell-max", "20"]
-    assert main([*args, "--plot", str(target), "--csv", str(csv_target)]) == 0
+    assert main([*args, "--plot", str(target), "--csv", "--output", str(csv_target)]) == 0
     captured = capsys.readouterr()
     assert captured.out == "" and "(NOT PRIVATE)" in captured.err
     assert target.read_bytes().startswith(PNG_SIGNATURE)
@@ -134,9 +167,10 @@ def test_plot_without_matplotlib_fails_early(tmp_path, capsys, monkeypatch):
         (["--seed", "1"], "--seed applies to --method sampling only"),
         (["--plot", "curve.gif"], "--plot must end in .png, .svg or .pdf"),
         (
-            ["--csv", "/no/such/folder/c.csv"],
-            "--csv '/no/such/folder/c.csv': folder '/no/such/folder' does not exist",
+            ["--csv", "--output", "/no/such/folder/c.csv"],
+            "--output '/no/such/folder/c.csv': folder '/no/such/folder' does not exist",
         ),
+        (["--csv", "--json"], "argument --json: not allowed with argument --csv"),
         (["--dataset", "nope"], "unknown data set 'nope'"),
     ],
 )
@@ -151,5 +185,5 @@ def test_missing_column_and_unreadable_file(visits, tmp_path, capsys):
 
 
 def test_csv_to_a_folder_is_refused(tmp_path, capsys):
-    args = ["curve", "--dataset", "southern-women", "--csv", str(tmp_path)]
+    args = ["curve", "--dataset", "southern-women", "--csv", "--output", str(tmp_path)]
     assert_user_error(capsys, args, "is a folder; give a file name")

@@ -66,7 +66,7 @@ def test_table_and_json(sales, keys, capsys):
     [
         (["--max-groups", "0"], "max-groups"),
         (["--groups-file", "missing.txt"], "missing.txt"),
-        (["--delta", "1e-6", "--json", "--csv"], "at most one of --json and --csv"),
+        (["--delta", "1e-6", "--json", "--csv"], "--csv: not allowed with argument --json"),
         ([], "--delta"),
     ],
 )

@@ -62,7 +62,7 @@ def output_commands(data: Path, target: str) -> list[list[str]]:
     """Every option that writes a file, aimed at ``target``."""
     return [
         ["union", str(data), "--output", target],
-        ["curve", str(data), "--csv", target],
+        ["curve", str(data), "--csv", "--output", target],
         ["curve", str(data), "--plot", target],
     ]
 
@@ -82,7 +82,7 @@ def test_output_that_is_the_input_is_refused(tmp_path, data, capsys, no_reading,
         plot.chmod(0o444)
     before = snapshot(tmp_path)
     for command, target in (("union", data), ("curve", data), ("curve", plot)):
-        option = {"union": "--output", "curve": "--plot" if target == plot else "--csv"}[command]
+        option = "--plot" if target == plot else "--output"
         args = [command, str(target), option, str(target)]
         one_line_error(capsys, args, f"{option} {str(target)!r} is the input file")
     assert snapshot(tmp_path) == before
@@ -122,7 +122,9 @@ def test_curve_csv_and_plot_on_one_file_are_refused(tmp_path, data, capsys, no_r
     target = str(tmp_path / "curve.png")
     Path(target).write_text("old")
     one_line_error(
-        capsys, ["curve", str(data), "--csv", target, "--plot", target], "same file as --csv"
+        capsys,
+        ["curve", str(data), "--output", target, "--plot", target],
+        "same file as --output",
     )
     assert Path(target).read_text() == "old"
 

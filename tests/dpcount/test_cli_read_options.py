@@ -55,7 +55,7 @@ def test_first_row_that_looks_like_data_is_named_in_the_error(tmp_path, capsys):
     bare = _write(tmp_path / "n.csv", [("1", "10"), ("2", "20")])
     assert main(["count", str(bare), "--seed", "1"]) == 2
     err = capsys.readouterr().err.strip().splitlines()[-1]
-    assert "first row looks like data" in err and "--no-header --columns" in err
+    assert "first row looks like data" in err and "--no-header (with --columns" in err
     # a real header with missing names gets no such hint
     named = _write(tmp_path / "h.csv", ROWS, header=("user", "page"))
     assert main(["count", str(named), "--seed", "1"]) == 2
