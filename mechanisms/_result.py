@@ -332,7 +332,9 @@ def decode(hint: Any, value: Any) -> Any:
         return hint.from_dict(value)
     if isinstance(hint, type) and dataclasses.is_dataclass(hint):
         inner = typing.get_type_hints(hint)
-        return hint(**{k: decode(inner[k], v) for k, v in value.items()})
+        # Keys that are not fields are ignored, as in Release.from_dict (a front end may add
+        # derived values, e.g. the command line's per-row lower_bound).
+        return hint(**{k: decode(inner[k], v) for k, v in value.items() if k in inner})
     return value
 
 

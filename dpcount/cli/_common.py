@@ -292,7 +292,7 @@ def add_source_arguments(parser: argparse.ArgumentParser) -> None:
         help="FILE (CSV/TSV) has no header line; its columns are column0, column1, ... or the "
         "names given with --columns",
     )
-    python_keyword(no_header, "header")
+    python_keyword(no_header, "header", spelled="--no-header (with --columns NAME,NAME,...)")
     group.add_argument(
         "--columns",
         metavar="A,B,...",

@@ -16,16 +16,14 @@ from ._common import (
     add_source_arguments,
     beta_type,
     epsilon_type,
-    json_text,
     load_graph,
-    note,
     positive_int_type,
     seed_type,
     show_progress,
     source_from_args,
     wrap,
 )
-from ._formats import add_output_arguments, csv_text, emit, output_format, output_target
+from ._formats import add_output_arguments, csv_text, emit, finish, formatted, output_target
 from ._grouped import add_grouped_arguments, grouped_requested, run_grouped
 from ._progress import progress
 from ._spark import add_engine_arguments, spark_count
@@ -127,18 +125,14 @@ def run(args: argparse.Namespace) -> int:
             )
     if args.seed is not None:  # whoever knows the seed can remove the noise
         result = seeded_copy(result)
-    fmt = output_format(args)
-    if fmt == "json":
-        text = json_text(result_json(result, source, args.seed)) + "\n"
-    elif fmt == "csv":
-        text = result_csv(result)
-    else:
-        text = report(result, source) + "\n"
+    text = formatted(
+        args,
+        text=lambda: report(result, source) + "\n",
+        json_doc=lambda: result_json(result, source, args.seed),
+        table=lambda: result_csv(result),
+    )
     emit(text, target)
-    if target is not None:
-        note("count", f"wrote the release to {target.given}")
-    if args.seed is not None:
-        note("count", f"--seed {args.seed} makes this release reproducible: for research only")
+    finish("count", target, args.seed)
     return 0
 
 

@@ -29,9 +29,10 @@ import argparse
 import csv
 import io
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
+from ._common import json_text, note
 from ._errors import UserError
 from ._outputs import OutputFile, output_file
 
@@ -39,6 +40,8 @@ __all__ = [
     "add_output_arguments",
     "csv_text",
     "emit",
+    "finish",
+    "formatted",
     "output_format",
     "output_target",
 ]
@@ -129,6 +132,31 @@ def emit(text: str, target: OutputFile | None) -> None:
         sys.stdout.flush()
     else:
         target.write_text(text)
+
+
+def formatted(
+    args: argparse.Namespace,
+    *,
+    text: Callable[[], str],
+    json_doc: Callable[[], Any],
+    table: Callable[[], str],
+) -> str:
+    """The output in the format the options ask for: ``text()``, ``json_doc()`` as JSON or the
+    CSV ``table()`` (only the one asked for is built)."""
+    fmt = output_format(args)
+    if fmt == "json":
+        return json_text(json_doc()) + "\n"
+    if fmt == "csv":
+        return table()
+    return text()
+
+
+def finish(command: str, target: OutputFile | None, seed: int | None) -> None:
+    """The notes after a release: where it was written, and that a seed is for research."""
+    if target is not None:
+        note(command, f"wrote the release to {target.given}")
+    if seed is not None:
+        note(command, f"--seed {seed} makes this release reproducible: for research only")
 
 
 def csv_text(header: Sequence[str], rows: Iterable[Sequence[Any]]) -> str:

@@ -15,22 +15,20 @@ import numpy as np
 
 import dpcount
 from dpcount.graph import GroupedGraph
-from mechanisms._result import confidence_text
+from mechanisms._result import confidence_text, seeded_copy
 from mechanisms.grouped_distinct_count import GroupedDistinctCountResult, grouped_distinct_count
 
 from ._common import (
     Source,
     UserError,
     delta_type,
-    json_text,
-    note,
     positive_int_type,
     read_options,
     show_progress,
     source_from_args,
 )
 from ._errors import python_keyword
-from ._formats import csv_text, emit, output_format, output_target
+from ._formats import csv_text, emit, finish, formatted, output_target
 from ._keys_file import MAX_BYTES, read_keys
 from ._progress import progress
 
@@ -115,19 +113,17 @@ def run_grouped(args: argparse.Namespace) -> int:
             family_wise=args.family_wise,
             rng=args.seed,
         )
-    fmt = output_format(args)
-    if fmt == "json":
-        text = json_text(grouped_json(result, source.to_json() | {"group": args.group}, args.seed))
-        text += "\n"
-    elif fmt == "csv":
-        text = table_csv(result)
-    else:
-        text = table_text(result, source) + "\n"
+    if args.seed is not None:  # whoever knows the seed can remove the noise
+        result = seeded_copy(result)
+    where = source.to_json() | {"group": args.group}
+    text = formatted(
+        args,
+        text=lambda: table_text(result, source) + "\n",
+        json_doc=lambda: grouped_json(result, where, args.seed),
+        table=lambda: table_csv(result),
+    )
     emit(text, target)
-    if target is not None:
-        note("count", f"wrote the release to {target.given}")
-    if args.seed is not None:
-        note("count", f"--seed {args.seed} makes this release reproducible: for research only")
+    finish("count", target, args.seed)
     return 0
 
 
@@ -192,15 +188,13 @@ def grouped_json(
     :meth:`~GroupedDistinctCountResult.from_dict` reads back), ``confidence`` (of each group's
     bound, 1 − ``group_beta``; with ``--family-wise`` all hold together with 1 − β),
     ``source``, ``seed`` and
-    ``dpcount_version``; each row adds ``lower_bound``, the bound the table shows.  With a seed
-    the noise is reproducible, so ``is_private`` is false and ``seeded`` true.
+    ``dpcount_version``; each row adds ``lower_bound``, the bound the table shows.  A seeded
+    result (``--seed``) says ``is_private: false`` and ``seeded: true``.
     """
     doc = result.to_dict()
     rows = [row | {"lower_bound": _bound(row["estimate"])} for row in doc.pop("rows")]
-    seeded = {"is_private": False, "seeded": True} if seed is not None else {}
     return {
         **doc,
-        **seeded,
         "confidence": 1 - result.group_beta,
         "rows": rows,
         "source": source,

@@ -21,7 +21,6 @@ from ._common import (
     add_source_arguments,
     delta_type,
     epsilon_type,
-    json_text,
     load_graph,
     note,
     positive_int_type,
@@ -30,7 +29,7 @@ from ._common import (
     source_from_args,
     wrap,
 )
-from ._formats import add_output_arguments, csv_text, emit, output_format, output_target
+from ._formats import add_output_arguments, csv_text, emit, formatted, output_target
 from ._outputs import OutputFile
 from ._progress import progress
 from ._spark import add_engine_arguments, spark_union
@@ -115,13 +114,12 @@ def run(args: argparse.Namespace) -> int:
         result = _release(args, source, show)
     if args.seed is not None:  # whoever knows the seed can remove the noise
         result = seeded_copy(result)
-    fmt = output_format(args)
-    if fmt == "json":
-        text = json_text(result_json(result, source, args.seed)) + "\n"
-    elif fmt == "csv":
-        text = csv_text(["item"], ([label] for label in label_strings(result.items)))
-    else:
-        text = items_text(result.items)
+    text = formatted(
+        args,
+        text=lambda: items_text(result.items),
+        json_doc=lambda: result_json(result, source, args.seed),
+        table=lambda: csv_text(["item"], ([label] for label in label_strings(result.items))),
+    )
     emit(text, target)
     print(summary(result, target), file=sys.stderr)
     if args.seed is not None:
