@@ -345,7 +345,12 @@ def _given(args: argparse.Namespace, names: Sequence[str]) -> list[str]:
 
 
 def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
+    """The flag of the option stored as ``name`` (``column_types`` → ``--column-type``)."""
+    return _FLAGS.get(name, "--" + name.replace("_", "-"))
+
+
+#: Options whose flag is not their ``dest`` spelled with dashes.
+_FLAGS = {"column_types": "--column-type"}
 
 
 def source_from_args(args: argparse.Namespace) -> Source:

@@ -57,7 +57,10 @@ def data_error(exc: Exception, source_name: str) -> DataError:
             ", or convert the file to UTF-8",
         )
     elif "No magic bytes" in text:
-        message = ("not a Parquet file (no Parquet footer); check the file or ", Option("format"))
+        message = (
+            "not a Parquet file (no Parquet footer); check the file, or give its ",
+            Option("format"),
+        )
     elif "Error when sniffing" in text:
         message = (
             f"could not parse the file as delimited text ({summary}); check ",

@@ -182,3 +182,17 @@ def test_the_flag_check_sees_a_python_keyword():
     with pytest.raises(AssertionError):
         speaks_flags("pass drop_nulls=True to skip those rows")
     speaks_flags("pass --column-type person=VARCHAR to read it as text", "--column-type")
+
+
+def test_column_type_follows_the_other_column_options(tmp_path, capsys):
+    """``--column-type`` names a column as ``--person`` does (``--columns`` names too), applies
+    to files only, and is refused for a column ``--columns`` does not name."""
+    path = tmp_path / "ids.csv"
+    path.write_text("1,a\n" + "9" * 30 + ",b\n")
+    args = ["count", str(path), "--no-header", "--columns", "user,word", "--person", "user"]
+    args += ["--item", "word", "--seed", "1"]
+    assert main([*args, "--column-type", "user=VARCHAR", "--json"]) == 0
+    assert '"person": "user"' in capsys.readouterr().out
+    one_line_error(capsys, [*args, "--column-type", "who=VARCHAR"], "'who' is not among --columns")
+    sql = ["count", "--sql", "SELECT 1 AS person, 2 AS item", "--column-type", "person=VARCHAR"]
+    one_line_error(capsys, sql, "--column-type applies to a FILE")
