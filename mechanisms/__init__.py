@@ -46,7 +46,6 @@ if TYPE_CHECKING:  # the names below, for type checkers (re-exported: `name as n
     from mechanisms import bayesian_ngrams as bayesian_ngrams
     from mechanisms import set_union as set_union
     from mechanisms._defaults import DEFAULT_BETA as DEFAULT_BETA
-    from mechanisms._result import Release as Release
     from mechanisms.accounting import PrivacyAccountant as PrivacyAccountant
     from mechanisms.accounting import PrivacyLoss as PrivacyLoss
     from mechanisms.bayesian_ngrams import bayesian_dp as bayesian_dp
@@ -68,6 +67,7 @@ if TYPE_CHECKING:  # the names below, for type checkers (re-exported: `name as n
     from mechanisms.privacy_loss import privacy_loss_of as privacy_loss_of
     from mechanisms.r2t import R2TResult as R2TResult
     from mechanisms.r2t import r2t as r2t
+    from mechanisms.release import Release as Release
     from mechanisms.selection import exponential_mechanism as exponential_mechanism
     from mechanisms.selection import permute_and_flip as permute_and_flip
     from mechanisms.session import SeededSession as SeededSession
@@ -93,7 +93,7 @@ _LAZY = {
     "set_union": "mechanisms.set_union",
     "registry": "mechanisms.registry",
     "DEFAULT_BETA": "mechanisms._defaults",
-    "Release": "mechanisms._result",
+    "Release": "mechanisms.release",
     "privacy_loss_of": "mechanisms.privacy_loss",
     "SeededSession": "mechanisms.session",
     "Session": "mechanisms.session",

@@ -67,13 +67,13 @@ from dpcount.validation import (
     check_positive_int,
 )
 from mechanisms._defaults import DEFAULT_BETA
-from mechanisms._result import Release, confidence_text
 from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.declaration import register
 from mechanisms.gem import Selection, gem, gem_probabilities
 from mechanisms.gem_tail import LinearTailGEM
 from mechanisms.laplace import continuous_shift, laplace_lower_bound, laplace_scale
 from mechanisms.noise import NoiseMode, float_laplace, warn_unsafe
+from mechanisms.release import Release, confidence_text
 
 __all__ = [
     "COUNTINGS",

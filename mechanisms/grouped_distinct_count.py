@@ -64,10 +64,10 @@ from dpcount.validation import (
     check_probability,
 )
 from matching.grouped import grouped_curves
-from mechanisms._result import Release, html_grid
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.declaration import register
 from mechanisms.grouped_ell import DEFAULT_ELL_SHARE, ell_loss, plan_ell, release_rows
+from mechanisms.release import Release, html_grid
 
 __all__ = [
     "GroupRow",

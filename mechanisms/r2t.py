@@ -53,11 +53,11 @@ from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_beta, check_choice, check_epsilon, check_positive_int
 from mechanisms._defaults import DEFAULT_BETA
-from mechanisms._result import Release
 from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.declaration import register
 from mechanisms.laplace import continuous_shift, discrete_shift, laplace_scale
 from mechanisms.noise import NoiseMode, discrete_laplace, float_laplace, warn_unsafe
+from mechanisms.release import Release
 
 __all__ = ["R2TResult", "r2t", "r2t_loss", "r2t_thresholds", "truncated_counts"]
 

@@ -69,11 +69,11 @@ from dpcount.errors import (
 from dpcount.graph import GroupedGraph, PersonItemGraph
 from dpcount.validation import check_delta, check_epsilon
 from mechanisms import registry
-from mechanisms._result import Release, seeded_copy
 from mechanisms.accounting import PrivacyLoss, as_written
 from mechanisms.composition import Total, basic_total, compose, pld_total, zcdp_total
 from mechanisms.declaration import Declaration
 from mechanisms.privacy_loss import privacy_loss_of
+from mechanisms.release import Release, seeded_copy
 
 __all__ = ["SeededSession", "Session", "SessionEntry"]
 

@@ -46,11 +46,11 @@ from dpcount.errors import InvalidParameterError
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_beta, check_choice, check_epsilon
 from mechanisms._defaults import DEFAULT_BETA
-from mechanisms._result import Release
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.declaration import register
 from mechanisms.inverse import exact_inverse, lp_inverse
 from mechanisms.noise import warn_unsafe
+from mechanisms.release import Release
 
 __all__ = [
     "OutputGrid",

@@ -7,8 +7,8 @@ import math
 from typing import Any
 
 import dpcount
-from mechanisms._result import seeded_copy
 from mechanisms.distinct_count import COUNTINGS, DistinctCountResult, dp_distinct_count
+from mechanisms.release import seeded_copy
 
 from ._common import (
     SEED_HELP,

@@ -15,8 +15,8 @@ import numpy as np
 
 import dpcount
 from dpcount.graph import GroupedGraph
-from mechanisms._result import confidence_text, seeded_copy
 from mechanisms.grouped_distinct_count import GroupedDistinctCountResult, grouped_distinct_count
+from mechanisms.release import confidence_text, seeded_copy
 
 from ._common import (
     Source,

@@ -11,8 +11,8 @@ import numpy as np
 
 import dpcount
 from dpcount.errors import UnsafeNoiseWarning
-from mechanisms._result import seeded_copy
 from mechanisms.registry import get, names
+from mechanisms.release import seeded_copy
 
 from ._common import (
     SEED_HELP,

@@ -22,8 +22,8 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mechanisms._result import Release, html_table
 from mechanisms.accounting import PrivacyLoss
+from mechanisms.release import Release, html_table
 
 __all__ = [
     "LOCAL_SENSITIVITY",

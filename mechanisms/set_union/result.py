@@ -22,8 +22,8 @@ from typing import Any, ClassVar, Literal
 
 import numpy as np
 
-from mechanisms._result import Release
 from mechanisms.accounting import PrivacyLoss
+from mechanisms.release import Release
 
 __all__ = ["SetUnionResult", "SetUnionRound"]
 

@@ -1,4 +1,4 @@
-"""One result shape: every mechanism's result has the fields of mechanisms._result.Release."""
+"""One result shape: every mechanism's result has the fields of mechanisms.release.Release."""
 
 from __future__ import annotations
 
@@ -19,7 +19,6 @@ from dpcount import PersonItemGraph
 from dpcount.errors import BudgetExceededError, UnsafeNoiseWarning
 from mechanisms import registry, set_union
 from mechanisms._defaults import DEFAULT_BETA
-from mechanisms._result import Release, seeded_copy
 from mechanisms.accounting import PrivacyAccountant, PrivacyLoss
 from mechanisms.bayesian_ngrams import (
     bayesian_dp,
@@ -27,6 +26,7 @@ from mechanisms.bayesian_ngrams import (
     laplace_ngrams,
     laplace_ngrams_public,
 )
+from mechanisms.release import Release, seeded_copy
 
 GRAPH = PersonItemGraph.from_sets({f"p{i:03d}": {i % 40, (i + 1) % 40, 99} for i in range(120)})
 NGRAMS = PersonItemGraph.from_sets(
