@@ -250,17 +250,63 @@ def laplace_row(state: np.ndarray, t: int, s: int, bounded: bool) -> tuple[int, 
         return 0, -y if negative else y
 
 
-@_helper("(uint64[::1], int64, int64, int64, boolean)")
-def gaussian_row(state: np.ndarray, a: int, b: int, t: int, bounded: bool) -> tuple[int, int]:
+@_helper("(uint64[::1], int64, int64, int64, int64)")
+def _coin_exp_square(state: np.ndarray, r: int, d: int, b: int, two_a: int) -> bool:
+    """Bernoulli(exp(−(r/d)²·b/(2a))) for 0 ≤ r < d and b ≤ 2a (so the exponent is < 1).
+
+    CKS20 Algorithm 1 with Bernoulli(γ/K) drawn as four independent exact coins:
+    Bernoulli(1/K) ∧ Bernoulli(r/d) ∧ Bernoulli(r/d) ∧ Bernoulli(b/(2a)).
+    """
+    if r == 0:
+        return True
+    d_length, a_length = _bit_length(d - 1), _bit_length(two_a - 1)
+    k = 1
+    while (
+        _one_in(state, k)
+        and _below(state, d, d_length) < r
+        and _below(state, d, d_length) < r
+        and _below(state, two_a, a_length) < b
+    ):
+        k += 1
+    return k % 2 == 1
+
+
+@_helper("(uint64[::1], int64, int64, int64, int64, boolean)")
+def _coin_exp_split(state: np.ndarray, x: int, a: int, b: int, t: int, bounded: bool) -> int:
+    """Bernoulli(exp(−x²/(2abt²))) for x ≥ 0 as three coins whose integers stay small.
+
+    With D = t·b and x = qD + r (0 ≤ r < D): x²/(2abt²) = q²b/(2a) + qr/(at) + (r/D)²·b/(2a),
+    so the coin is the product of three exact coins (docs/algorithms.md §8).  Returns 1 or 0,
+    or −1 (pending) when ``bounded`` and q²b or qr would pass LIMIT.
+    """
+    d = t * b
+    q = x // d
+    r = x - q * d
+    if bounded and (q > _ROOT or (q > 0 and q * q > LIMIT // b) or (r > 0 and q > LIMIT // r)):
+        return -1
+    if not _coin_exp(state, q * q * b, 2 * a, _bit_length(2 * a - 1)):
+        return 0
+    if not _coin_exp(state, q * r, a * t, _bit_length(a * t - 1)):
+        return 0
+    return 1 if _coin_exp_square(state, r, d, b, 2 * a) else 0
+
+
+@_helper("(uint64[::1], int64, int64, int64, boolean, boolean)")
+def gaussian_row(
+    state: np.ndarray, a: int, b: int, t: int, split: bool, bounded: bool
+) -> tuple[int, int]:
     """(pending, Z): Z with P[Z = z] ∝ exp(−z²/(2σ²)), σ² = a/b, t = ⌊σ⌋ + 1 (CKS20, Alg. 3).
 
     A discrete Laplace Y of scale t is accepted with probability exp(−γ),
-    γ = (|Y| − σ²/t)²/(2σ²) = (|Y|·b·t − a)² / (2·a·b·t²): integers throughout.  ``bounded``
-    needs a, b·t and 2·a·b·t² ≤ LIMIT (checked by the caller) and keeps the rest ≤ LIMIT.
+    γ = (|Y| − σ²/t)²/(2σ²) = (|Y|·b·t − a)² / (2·a·b·t²): integers throughout.  Without
+    ``split`` the coin uses that fraction as it is (``bounded`` then needs 2·a·b·t² ≤ LIMIT);
+    with ``split`` (large σ) it is three coins with smaller integers (:func:`_coin_exp_split`;
+    ``bounded`` needs 2a, b·t and a·t ≤ LIMIT).  The caller checks those and chooses ``split``
+    from the parameters alone, so both forms take the same path.
     """
     tb = t * b
-    m = 2 * a * b * t * t
-    m_length = _bit_length(m - 1)
+    m = 0 if split else 2 * a * b * t * t
+    m_length = 0 if split else _bit_length(m - 1)
     while True:
         pending, y = laplace_row(state, t, 1, bounded)
         if pending:
@@ -269,6 +315,13 @@ def gaussian_row(state: np.ndarray, a: int, b: int, t: int, bounded: bool) -> tu
         if bounded and magnitude > LIMIT // tb:
             return 1, 0
         d = magnitude * tb - a
+        if split:
+            accepted = _coin_exp_split(state, abs(d), a, b, t, bounded)
+            if accepted < 0:
+                return 1, 0
+            if accepted == 1:
+                return 0, y
+            continue
         if bounded and abs(d) > _ROOT:
             return 1, 0
         if _coin_exp(state, d * d, m, m_length):
@@ -301,7 +354,7 @@ def laplace_rows(
 
 
 @kernel(
-    "(ro(uint64[::1]), ro(uint64[::1]), int64, int64, int64, int64[::1], uint8[::1])",
+    "(ro(uint64[::1]), ro(uint64[::1]), int64, int64, int64, boolean, int64[::1], uint8[::1])",
     interpret_below=INTERPRET_BELOW,
 )
 def gaussian_rows(
@@ -310,6 +363,7 @@ def gaussian_rows(
     a: int,
     b: int,
     t: int,
+    split: bool,
     out: np.ndarray,
     pending: np.ndarray,
 ) -> None:
@@ -318,6 +372,6 @@ def gaussian_rows(
     for i in range(rows.size):
         state[:7] = 0
         state[27] = rows[i]
-        status, value = gaussian_row(state, a, b, t, True)
+        status, value = gaussian_row(state, a, b, t, split, True)
         out[i] = value
         pending[i] = status

@@ -102,21 +102,35 @@ def _gaussian_parameters(sigma_squared: Fraction) -> tuple[int, int, int]:
     return a, b, math.isqrt(a // b) + 1
 
 
+#: Numerators a of σ² = a/b above this take the split acceptance coin: the plain one's
+#: (|Y|·b·t − a)² would pass 2⁶² for |Y| beyond ~2⁶σ and leave rows to redo in Python ints.
+_PLAIN_NUMERATOR = 2**25
+
+
+def _gaussian_split(a: int, b: int, t: int) -> bool:
+    """Whether the acceptance coin is split in three (large numerator or denominator 2abt²);
+    needs σ² ≥ ½ (b ≤ 2a) for the split's third coin."""
+    large = a > _PLAIN_NUMERATOR or 2 * a * b * t * t > _kernels.LIMIT
+    return large and b <= 2 * a
+
+
 def _gaussian_fits(a: int, b: int, t: int) -> bool:
     """Whether the compiled sampler holds every integer of σ² = a/b within 64 bits."""
     limit = _kernels.LIMIT
-    return a <= limit and t * b <= limit and 2 * a * b * t * t <= limit
+    if _gaussian_split(a, b, t):
+        return 2 * a <= limit and t * b <= limit and a * t <= limit
+    return 2 * a * b * t * t <= limit  # then a and b·t are below it too
 
 
 def rational_variance_at_least(sigma_squared: float | Fraction) -> Fraction:
-    """σ² rounded up to c/2^j with the largest j ≤ 62 that keeps exact sampling within 64 bits.
+    """σ² rounded up to c/2^j, c ≤ 2²⁵, with the largest such j ≤ 62: the fastest exact form.
 
     :func:`discrete_gaussian` takes σ² exactly; a float such as 13.9 has a denominator near
-    2⁵⁰ and would be sampled in arbitrary precision (correct, but slow).  This rounds it up
-    (more noise, never less) to a dyadic rational the compiled sampler handles: the relative
-    increase is below 2^−j/σ²: about 10⁻⁹ for σ = 0.01 (j = 46), σ = 10 (j = 23) and
-    σ = 1000 (j = 10).  Beyond σ ≈ 4·10⁴ even integers need arbitrary precision; then ⌈σ²⌉ is
-    returned.
+    2⁵⁰ and would be sampled with larger integers (correct, but slower).  This rounds it up
+    (more noise, never less) to a dyadic rational with a numerator of at most 25 bits, which
+    the compiled sampler draws fastest; the relative increase is below 2⁻²⁴ ≈ 6·10⁻⁸.  From
+    σ² = 2²⁵ (σ ≈ 5800) on it is ⌈σ²⌉ (relative increase below 1/σ²); beyond σ ≈ 1.6·10⁶
+    integers need arbitrary precision (correct, slower).
 
     Examples
     --------
@@ -129,7 +143,8 @@ def rational_variance_at_least(sigma_squared: float | Fraction) -> Fraction:
     exact = _positive_rational(sigma_squared, "sigma_squared")
     for bits in range(62, -1, -1):
         candidate = Fraction(math.ceil(exact * 2**bits), 2**bits)
-        if _gaussian_fits(*_gaussian_parameters(candidate)):
+        a, b, t = _gaussian_parameters(candidate)
+        if a <= _PLAIN_NUMERATOR and _gaussian_fits(a, b, t):
             return candidate
     return Fraction(math.ceil(exact))
 
@@ -280,7 +295,7 @@ def discrete_gaussian_rows(
     return _draw(
         _kernels.gaussian_rows,
         _kernels.gaussian_row,
-        (a, b, t),
+        (a, b, t, _gaussian_split(a, b, t)),
         _gaussian_fits(a, b, t),
         _check_key(key),
         _rows(rows),

@@ -118,8 +118,9 @@ SCRIPT = textwrap.dedent(
     out, pending = np.empty(rows.size, np.int64), np.zeros(rows.size, np.uint8)
     noise_kernels.laplace_rows.compiled(template, rows, 7, 2, out, pending)
     assert not pending.any() and out.min() < 0 < out.max()
-    for a, b, t in ((9, 4, 2), (10**9, 1, 31623)):
-        noise_kernels.gaussian_rows.compiled(template, rows, a, b, t, out, pending)
+    cases = ((9, 4, 2, False), (10**9, 1, 31623, False), (10**12, 1, 10**6 + 1, True))
+    for a, b, t, split in cases:
+        noise_kernels.gaussian_rows.compiled(template, rows, a, b, t, split, out, pending)
     print("checked", checked)
 
     # Every kernel of both packages, the keyed pair hash and the reader's CSR must have run above

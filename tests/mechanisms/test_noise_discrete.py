@@ -37,7 +37,7 @@ from mechanisms.noise.counter import (
     round_keys,
     stream_bits,
 )
-from mechanisms.noise.discrete import _gaussian_fits, _gaussian_parameters
+from mechanisms.noise.discrete import _gaussian_fits, _gaussian_parameters, _gaussian_split
 
 ALPHA = 1e-4  # false-failure rate of each statistical assertion
 
@@ -141,11 +141,11 @@ def _compiled_laplace(t: int, s: int, rows: np.ndarray, key: NoiseKey):
     return out, pending
 
 
-def _compiled_gaussian(a: int, b: int, t: int, rows: np.ndarray, key: NoiseKey):
+def _compiled_gaussian(a: int, b: int, t: int, split: bool, rows: np.ndarray, key: NoiseKey):
     out = np.empty(rows.size, dtype=np.int64)
     pending = np.zeros(rows.size, dtype=np.uint8)
     template = np.array(new_state(round_keys(key), 0, 0), dtype=np.uint64)
-    kernels.gaussian_rows.compiled(template, rows, a, b, t, out, pending)
+    kernels.gaussian_rows.compiled(template, rows, a, b, t, split, out, pending)
     return out, pending
 
 
@@ -162,24 +162,49 @@ def test_laplace_compiled_equals_interpreted(t, s):
     assert out.tolist() == interpreted
 
 
-@pytest.mark.parametrize(("a", "b"), [(1, 1), (9, 4), (100, 1), (13, 7), (10**9, 1)])
-def test_gaussian_compiled_equals_interpreted_and_redoes_pending_rows(a, b):
+@pytest.mark.parametrize(
+    ("a", "b", "split"),
+    [
+        (1, 1, False),
+        (9, 4, False),
+        (100, 1, False),
+        (13, 7, False),
+        (10**9, 1, False),  # σ ≈ 31623 unsplit: |Y|·t − σ² passes 2³¹ beyond |Y| ≈ 2.3σ
+        (10**9, 1, True),
+        (10**12 + 7, 1, True),
+        (2**40 + 1, 2**20, True),
+    ],
+)
+def test_gaussian_compiled_equals_interpreted_and_redoes_pending_rows(a, b, split):
     key = noise_key(a % 997)
     a_, b_, t = _gaussian_parameters(Fraction(a, b))
-    assert _gaussian_fits(a_, b_, t)
     rows = np.arange(200, dtype=np.uint64)
-    out, pending = _compiled_gaussian(a_, b_, t, rows, key)
+    out, pending = _compiled_gaussian(a_, b_, t, split, rows, key)
     keys = round_keys(key)
     interpreted = [
-        kernels.gaussian_row.interpreted(new_state(keys, int(r), 0), a_, b_, t, False)[1]
+        kernels.gaussian_row.interpreted(new_state(keys, int(r), 0), a_, b_, t, split, False)[1]
         for r in rows
     ]
     done = pending == 0
     assert out[done].tolist() == np.array(interpreted)[done].tolist()
-    if a == 10**9:  # σ ≈ 31623: |Y|·t − σ² passes 2³¹ for |Y| ≳ 2.3σ, so some rows are redone
+    if (a, split) == (10**9, False):  # rows to redo in Python ints, and some done compiled
         assert 0 < pending.sum() < rows.size
-    # The public function returns the interpreted value for every row, redone or not.
-    assert discrete_gaussian_rows(Fraction(a, b), key, rows).tolist() == interpreted
+    else:
+        assert not pending.any()
+    if split == _gaussian_split(a_, b_, t):  # the public function's own choice of coin
+        assert _gaussian_fits(a_, b_, t)
+        assert discrete_gaussian_rows(Fraction(a, b), key, rows).tolist() == interpreted
+
+
+def test_split_and_plain_acceptance_coins_draw_the_same_distribution():
+    # σ = 1000 both ways: χ² of the split form against the exact pmf (false-failure rate
+    # ALPHA), with the power check of a 30% larger σ.
+    a, b, t = _gaussian_parameters(Fraction(10**6))
+    rows = np.arange(20_000, dtype=np.uint64)
+    split, pending = _compiled_gaussian(a, b, t, True, rows, noise_key(31))
+    assert not pending.any()
+    assert chi2_pvalue(split, lambda k: discrete_gaussian_pmf(k, 10**6)) > ALPHA
+    assert chi2_pvalue(split, lambda k: discrete_gaussian_pmf(k, 1.69e6)) < ALPHA
 
 
 def test_small_and_large_calls_agree_row_by_row():
@@ -241,10 +266,10 @@ def test_rational_variance_at_least(sigma_squared):
     v = rational_variance_at_least(sigma_squared)
     assert v >= Fraction(sigma_squared)
     a, b, t = _gaussian_parameters(v)
-    if sigma_squared < 1e9:  # σ ≲ 3·10⁴: the compiled sampler applies
+    if sigma_squared < 2e12:  # σ ≲ 1.4·10⁶: the compiled sampler applies
         assert _gaussian_fits(a, b, t)
-    if 1e-2 <= sigma_squared < 1e9:  # 2ab·t² ≤ 2⁶² leaves room for a fine denominator
-        assert (v - Fraction(sigma_squared)) / Fraction(sigma_squared) < Fraction(1, 10**8)
+    if 1e-2 <= sigma_squared:  # a numerator of ≥ 24 bits (or an integer above 2²⁵)
+        assert (v - Fraction(sigma_squared)) / Fraction(sigma_squared) < Fraction(1, 2**24)
 
 
 # --------------------------------------------------------------------------------------------
