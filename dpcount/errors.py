@@ -36,6 +36,7 @@ __all__ = [
     "DataError",
     "DroppedRowsWarning",
     "InvalidParameterError",
+    "LargeDeltaWarning",
     "Option",
     "PrivacyLeakWarning",
     "ReleaseFailedError",
@@ -168,3 +169,10 @@ class PrivacyLeakWarning(UserWarning):
 
 class DroppedRowsWarning(UserWarning):
     """Rows with null or empty ids were dropped because ``drop_nulls=True`` was passed."""
+
+
+class LargeDeltaWarning(UserWarning):
+    """δ is above the public bound of :func:`dpcount.validation.check_release_delta`.
+
+    (ε, δ)-DP allows anything with probability δ; δ should be far below 1/n for n persons.
+    """

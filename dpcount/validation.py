@@ -17,15 +17,18 @@ from __future__ import annotations
 
 import math
 import numbers
+import warnings
 from collections.abc import Sequence
 from typing import Any
 
-from dpcount.errors import InvalidParameterError
+from dpcount.errors import InvalidParameterError, LargeDeltaWarning
 from dpcount.graph.assembly import MAX_ITEMS
 from dpcount.graph.labels import as_key_list
 from dpcount.graph.person_item import PersonItemGraph
 
 __all__ = [
+    "DELTA_PER_PERSON",
+    "DELTA_WARNING_BOUND",
     "MAX_ELL",
     "MAX_ITEMS",
     "check_beta",
@@ -40,11 +43,19 @@ __all__ = [
     "check_positive_int",
     "check_probability",
     "check_real_in",
+    "check_release_delta",
+    "delta_bound",
 ]
 
 #: The largest ℓ (and ℓ_max) accepted anywhere.  No person holds more than ``MAX_ITEMS`` items,
 #: so DC(D;ℓ) is the same for every larger ℓ.
 MAX_ELL = MAX_ITEMS
+#: δ above this draws a :class:`~dpcount.errors.LargeDeltaWarning` when no public bound on the
+#: number of persons is given: it is 0.01/n for n = 1,000 persons (docs/budget.md §6).
+DELTA_WARNING_BOUND = 1e-5
+#: With a public upper bound n on the number of persons, δ above this / n warns: δ should be
+#: far below 1/n, the probability of picking any one person (docs/budget.md §6).
+DELTA_PER_PERSON = 0.01
 
 
 def _real(name: str, value: Any) -> float:
@@ -146,6 +157,82 @@ def check_beta(beta: Any, name: str = "beta") -> float:
 def check_delta(delta: Any, name: str = "delta") -> float:
     """δ must lie in (0, 1)."""
     return check_real_in(delta, name, 0, 1)
+
+
+def delta_bound(max_persons: Any = None) -> float:
+    """The public bound above which a release's δ warns: 0.01/n, or 10⁻⁵ without a bound n.
+
+    ``max_persons`` is a *public* upper bound on the number of persons (never counted from the
+    data: the warning would then depend on the data).
+
+    Examples
+    --------
+    >>> delta_bound(), delta_bound(500)
+    (1e-05, 2e-05)
+    """
+    if max_persons is None:
+        return DELTA_WARNING_BOUND
+    return DELTA_PER_PERSON / check_positive_int(max_persons, "max_persons")
+
+
+def check_release_delta(
+    delta: Any, name: str = "delta", *, max_persons: Any = None, stacklevel: int = 3
+) -> float:
+    """The δ of a release: refused unless 0 < δ < 1, warned about above :func:`delta_bound`.
+
+    Every public entry point that takes δ (the mechanisms, ``Session``, the CLI, Spark) calls
+    this; internal calibrations use :func:`check_delta`.  The rule reads only its arguments,
+    never the data (docs/budget.md §6).
+
+    Parameters
+    ----------
+    delta
+        δ of the release.
+    name
+        The parameter's name in messages (e.g. ``"--delta"`` in the CLI).
+    max_persons
+        Optional public upper bound on the number of persons; tightens or relaxes the bound
+        to 0.01/max_persons.
+    stacklevel
+        Passed to :func:`warnings.warn` (3: the caller of the function that checks).
+
+    Raises
+    ------
+    InvalidParameterError
+        δ not a number in (0, 1).
+
+    Warns
+    -----
+    LargeDeltaWarning
+        δ above the public bound: with probability δ the guarantee may fail outright, and a
+        mechanism that publishes one random person's records is already (0, 1/n)-DP.
+
+    Examples
+    --------
+    >>> check_release_delta(1e-8)
+    1e-08
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     _ = check_release_delta(0.01)
+    >>> caught[0].category.__name__
+    'LargeDeltaWarning'
+    """
+    value = check_delta(delta, name)
+    bound = delta_bound(max_persons)
+    if value > bound:
+        about = (
+            f"0.01/max_persons = {bound:g}"
+            if max_persons is not None
+            else f"{bound:g} (0.01/n for n = 1,000 persons; pass max_persons to adjust)"
+        )
+        warnings.warn(
+            f"{name}={value:g} is large: with probability {name} the guarantee may fail "
+            f"outright, so it should be far below 1/n for n persons; it is above {about}",
+            LargeDeltaWarning,
+            stacklevel=stacklevel,
+        )
+    return value
 
 
 def check_probability(p: Any, name: str, *, open_low: bool = True, open_high: bool = True) -> float:

@@ -23,6 +23,7 @@ from dpcount.validation import (
     check_epsilon,
     check_graph,
     check_positive_int,
+    check_release_delta,
 )
 from mechanisms import noise as _noise
 from mechanisms.accounting import PrivacyLoss
@@ -45,7 +46,11 @@ def check_common(
 ) -> tuple[float, float, int]:
     """Validate the arguments every mechanism takes."""
     check_graph(graph)
-    checked = check_epsilon(epsilon), check_delta(delta), check_positive_int(max_items, "max_items")
+    checked = (
+        check_epsilon(epsilon),
+        check_release_delta(delta, stacklevel=4),  # refuse δ ≥ 1, warn far above 1/n
+        check_positive_int(max_items, "max_items"),
+    )
     _noise.warn_unsafe("set union", "continuous noise on real weights", stacklevel=4)
     return checked
 
