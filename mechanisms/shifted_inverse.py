@@ -19,7 +19,12 @@ above f would score −τ and the output could land anywhere above f).
 
 The sampler is the clean run-based one of docs/algorithms.md §5: the grid splits into at most
 ``4τ + 3`` runs of consecutive points with the same (ℓ, ℓ̄); a run of c points gets weight
-``c·exp(ε·s/2)`` (normalised with log-sum-exp), then a uniform point of the chosen run is output.
+``c·exp(ε·s/2)``, then a uniform point of the chosen run is output.  By default the choice is
+**exact** (``noise="exact"``, docs/algorithms.md §8): rejection sampling with exact coins
+Bernoulli(e^{−γ}·2ⁿ) and uniform integers, no floating-point probability anywhere; the
+penalties γ = ε'·(s* − s)/2 are exact binary fractions because ε' is ε rounded *down* to 22
+significant bits (ε' ≤ ε, so the release is ε-DP; τ is computed from ε').  ``noise="float"``
+samples the same distribution from log-sum-exp probabilities (for sweeps; warns).
 
 Examples
 --------
@@ -48,8 +53,9 @@ from dpcount.validation import check_beta, check_choice, check_epsilon
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.declaration import register
+from mechanisms.gem_tail import bernoulli_exp_times_power_of_two
 from mechanisms.inverse import exact_inverse, lp_inverse
-from mechanisms.noise import warn_unsafe
+from mechanisms.noise import NoiseMode, uniform_below, warn_unsafe
 from mechanisms.release import Release
 
 __all__ = [
@@ -61,6 +67,11 @@ __all__ = [
 ]
 
 INVERSES = ("lp", "exact")
+NOISE_MODES = ("exact", "float")
+#: Significant bits kept of ε/2: penalties (ε'/2)·g for integer gaps g < 2³¹ stay exact floats.
+_EPSILON_BITS = 22
+_LN2 = math.log(2.0)
+_POWER_MARGIN = 1e-9  # relative: 2^n ≤ e^γ holds with room for the rounding of γ/ln 2
 # A grid is materialised as float64 (8 bytes a point); 2·10⁷ points is 160 MB.
 MAX_GRID_POINTS = 20_000_001
 #: Largest shift τ = ⌈(2/ε)·ln(|Y|/β)⌉ planned: 2τ + 1 inverse values (ε ≳ 3e-5, default grid).
@@ -166,6 +177,24 @@ def output_grid(upper: float, step: float | None = None, log_domain: bool = True
     return OutputGrid(values, upper, step, log_domain)
 
 
+def selection_epsilon(epsilon: float) -> float:
+    """ε' ≤ ε with ε'/2 rounded down to 22 significant bits: the ε the selection uses.
+
+    The penalties ε'·(s* − s)/2 of integer score gaps below 2³¹ are then exact floats, so the
+    exact sampler draws from exactly exp(−ε'(s* − s)/2).  ε' ≥ ε·(1 − 2⁻²¹); a smaller ε
+    only strengthens the guarantee.
+
+    Examples
+    --------
+    >>> selection_epsilon(1.0), selection_epsilon(0.5)
+    (1.0, 0.5)
+    >>> 0 < 0.1 - selection_epsilon(0.1) < 0.1 * 2**-21
+    True
+    """
+    mantissa, exponent = math.frexp(check_epsilon(epsilon) / 2.0)
+    return 2.0 * math.ldexp(math.floor(mantissa * 2**_EPSILON_BITS) / 2**_EPSILON_BITS, exponent)
+
+
 def tau_for(epsilon: float, beta: float, grid_size: int) -> int:
     """τ = ⌈(2/ε)·ln(|Y|/β)⌉ (Steinke 2023; docs/algorithms.md §5).
 
@@ -174,7 +203,14 @@ def tau_for(epsilon: float, beta: float, grid_size: int) -> int:
     >>> tau_for(1.0, 0.1, 7002)
     23
     """
-    return math.ceil(2.0 / epsilon * math.log(grid_size / beta))
+    value = 2.0 / epsilon * math.log(grid_size / beta)
+    if not value <= MAX_TAU:  # also catches inf for a subnormal ε
+        raise InvalidParameterError(
+            f"epsilon={epsilon!r} is too small for the shifted inverse: the shift "
+            f"tau = (2/epsilon)*ln(|Y|/beta) exceeds MAX_TAU = {MAX_TAU:,} (it needs 2*tau + 1 "
+            "inverse values)"
+        )
+    return math.ceil(value)
 
 
 # --------------------------------------------------------------------------------------------
@@ -258,6 +294,57 @@ def _draw(runs: _Runs, rng: np.random.Generator) -> int:
     return int(runs.starts[r] + rng.integers(runs.sizes[r]))
 
 
+@dataclass(frozen=True)
+class _ExactProposal:
+    """The proposal of the exact selection (see :func:`_exact_proposal`), built once a plan."""
+
+    runs: _Runs
+    gammas: np.ndarray  # exact penalty of each run
+    powers: np.ndarray  # n with 2^n ≤ e^γ, per run
+    members: tuple[np.ndarray, ...]  # the runs of each class (one class per power)
+    points: tuple[np.ndarray, ...]  # cumulative grid points over each class's runs
+    cumulative: np.ndarray  # cumulative class masses (Python ints)
+
+    def draw(self, rng: np.random.Generator) -> int:
+        """One grid index with P[k] ∝ e^{−γ_k}: propose, accept with an exact coin."""
+        total = int(self.cumulative[-1])
+        while True:
+            c = int(np.searchsorted(self.cumulative, uniform_below(total, rng), side="right"))
+            point = uniform_below(int(self.points[c][-1]), rng)  # a uniform point of the class
+            j = int(np.searchsorted(self.points[c], point, side="right"))
+            r = int(self.members[c][j])
+            if bernoulli_exp_times_power_of_two(float(self.gammas[r]), int(self.powers[r]), rng):
+                before = int(self.points[c][j - 1]) if j else 0
+                return int(self.runs.starts[r]) + point - before
+
+
+def _exact_proposal(runs: _Runs, epsilon: float) -> _ExactProposal:
+    """Prepare the exact exponential mechanism P[k] ∝ exp(−γ_k), γ = ε·(s* − s_k)/2.
+
+    ``epsilon`` must be a :func:`selection_epsilon`, so every γ is an exact float.  Runs are
+    grouped by n = ⌊γ/ln 2⌋ (less a tiny margin): a grid point of a run with power n is
+    proposed with probability ∝ 2^{−n} — a class by its integer mass (points · 2^{top − n}),
+    then a uniform point of the class — and accepted with the exact coin e^{−γ}·2ⁿ ∈ (¼, 1]
+    (:func:`mechanisms.gem_tail.bernoulli_exp_times_power_of_two`).  An accepted point has
+    probability ∝ e^{−γ}: the exponential mechanism; fewer than four proposals on average.
+    """
+    gaps = runs.scores.max() - runs.scores  # integers ≥ 0
+    gammas = gaps * (epsilon / 2.0)  # exact: ε/2 has ≤ 22 significant bits, gaps < 2³¹
+    powers = np.maximum(0, np.floor(gammas * (1.0 - _POWER_MARGIN) / _LN2)).astype(np.int64)
+    classes = np.unique(powers)
+    members = tuple(np.flatnonzero(powers == p) for p in classes)
+    points = tuple(np.cumsum(runs.sizes[m]) for m in members)
+    top = int(classes[-1])
+    masses = [int(c[-1]) << (top - int(p)) for c, p in zip(points, classes, strict=True)]
+    cumulative = np.cumsum(np.array(masses, dtype=object))
+    return _ExactProposal(runs, gammas, powers, members, points, cumulative)
+
+
+def _draw_exact(runs: _Runs, epsilon: float, rng: np.random.Generator) -> int:
+    """One grid index drawn exactly by the exponential mechanism (:func:`_exact_proposal`)."""
+    return _exact_proposal(runs, epsilon).draw(rng)
+
+
 def point_probabilities(runs: _Runs, grid_size: int) -> np.ndarray:
     """P[output = grid point k] for every k (each run's mass spread evenly; for tests)."""
     return np.repeat(runs.probabilities / runs.sizes, runs.sizes)[:grid_size]
@@ -284,9 +371,16 @@ class ShiftedInversePlan:
     inverse_values: np.ndarray
     runs: _Runs
 
-    def draw(self, rng: RNGLike = None) -> ShiftedInverseResult:
-        """One release of the mechanism."""
-        k = _draw(self.runs, as_generator(rng))
+    def draw(self, rng: RNGLike = None, noise: NoiseMode = "exact") -> ShiftedInverseResult:
+        """One release of the mechanism (exact selection by default; see the module notes)."""
+        check_choice(noise, "noise", NOISE_MODES)
+        gen = as_generator(rng)
+        exact = noise == "exact"
+        k = (
+            _draw_exact(self.runs, selection_epsilon(self.epsilon), gen)
+            if exact
+            else _draw(self.runs, gen)
+        )
         return ShiftedInverseResult(
             estimate=float(self.grid.values[k]),
             epsilon=self.epsilon,
@@ -295,6 +389,7 @@ class ShiftedInversePlan:
             grid=self.grid,
             inverse=self.inverse,
             privacy_loss=shifted_inverse_loss(self.epsilon),
+            secure=exact,
         )
 
 
@@ -327,7 +422,7 @@ def plan_from_inverse(
         )
     if np.any(np.diff(values) > 0):
         raise InvalidParameterError("inverse values must be non-increasing in j")
-    runs = _runs(grid.floor_index(values), grid.size, tau, epsilon)
+    runs = _runs(grid.floor_index(values), grid.size, tau, selection_epsilon(epsilon))
     return ShiftedInversePlan(grid, epsilon, beta, tau, inverse, values, runs)
 
 
@@ -346,12 +441,7 @@ def plan_shifted_inverse(
     b = check_beta(beta)
     check_choice(inverse, "inverse", INVERSES)
     grid = output_grid(upper, step, log_domain)
-    tau = tau_for(eps, b, grid.size)
-    if tau > MAX_TAU:
-        raise InvalidParameterError(
-            f"epsilon={epsilon!r} is too small for the shifted inverse: the shift tau = {tau:,} "
-            f"exceeds MAX_TAU = {MAX_TAU:,} (it needs 2*tau + 1 inverse values)"
-        )
+    tau = tau_for(selection_epsilon(eps), b, grid.size)
     # Removing all n persons leaves nothing: f̌_j is the same for every j ≥ n, so compute up to
     # min(2τ, n) and repeat the last value.
     j_max = min(2 * tau, graph.n_persons)
@@ -381,7 +471,7 @@ class ShiftedInverseResult(Release):
     privacy_loss
         ε-DP, pure.
     secure
-        Always ``False``: the selection draws with floating-point probabilities.
+        ``True`` for the exact selection (default), ``False`` for ``noise="float"``.
     scale
         2/ε, the exponential mechanism's temperature: P[y] ∝ exp(s(y)/scale).
     """
@@ -393,9 +483,9 @@ class ShiftedInverseResult(Release):
     grid: OutputGrid
     inverse: str
     privacy_loss: PrivacyLoss
+    secure: bool = True
 
     mechanism: ClassVar[str] = "shifted_inverse"
-    secure: ClassVar[bool] = False
 
     @property
     def grid_size(self) -> int:
@@ -424,7 +514,11 @@ class ShiftedInverseResult(Release):
 
 # A session runs the LP inverse only: the brute force refuses more than MAX_EXACT_PERSONS
 # persons, so whether it runs would depend on the data.
-@register(family="distinct_count", loss=shifted_inverse_loss, session={"inverse": "lp"})
+@register(
+    family="distinct_count",
+    loss=shifted_inverse_loss,
+    session={"inverse": "lp", "noise": "exact"},
+)
 def shifted_inverse(
     graph: PersonItemGraph,
     epsilon: float,
@@ -434,6 +528,7 @@ def shifted_inverse(
     step: float | None = None,
     log_domain: bool = True,
     inverse: str = "lp",
+    noise: NoiseMode = "exact",
     rng: RNGLike = None,
 ) -> ShiftedInverseResult:
     """ε-DP distinct count by the shifted inverse mechanism (an under-estimate w.p. ≥ 1 − β).
@@ -459,6 +554,10 @@ def shifted_inverse(
         ``"lp"``: the LP relaxation of Fang, Dong & Yi, solved exactly by parametric minimum cut
         (polynomial, the default).  ``"exact"``: brute force over person subsets, at most
         :data:`~mechanisms.inverse.MAX_EXACT_PERSONS` persons (teaching and tests).
+    noise
+        ``"exact"`` (default): the selection by exact coins, ``secure=True``.  ``"float"``:
+        the same distribution from floating-point probabilities, for Monte-Carlo sweeps
+        (warns :class:`~dpcount.errors.UnsafeNoiseWarning`, ``secure=False``).
     rng
         Randomness per docs/concepts.md.
 
@@ -489,10 +588,9 @@ def shifted_inverse(
     grid step.  For the exact inverse that gap is the down sensitivity at distance 2τ; the LP
     inverse is ≤ the exact one (it removes persons fractionally), so its gap can be larger.
 
-    The selection draws with floating-point probabilities (log-sum-exp), like the
-    exponential mechanism elsewhere in dpcount; it is not hardened against floating-point
-    attacks the way the exact discrete Laplace sampler is, so the result records
-    ``secure=False`` and the call warns :class:`~dpcount.errors.UnsafeNoiseWarning`.
+    The selection uses ε' = :func:`selection_epsilon` (ε rounded down by at most a relative
+    2⁻²¹, so the release is ε-DP) and, by default, draws exactly: rejection with exact coins,
+    no floating-point probability (docs/algorithms.md §8).
 
     References
     ----------
@@ -508,8 +606,10 @@ def shifted_inverse(
     >>> r.estimate <= 4
     True
     """
+    check_choice(noise, "noise", NOISE_MODES)
     plan = plan_shifted_inverse(
         graph, epsilon, beta=beta, upper=upper, step=step, log_domain=log_domain, inverse=inverse
     )
-    warn_unsafe("shifted_inverse", "floating-point selection probabilities")
-    return plan.draw(rng)
+    if noise == "float":
+        warn_unsafe("shifted_inverse")
+    return plan.draw(rng, noise)

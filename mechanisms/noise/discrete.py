@@ -65,6 +65,8 @@ __all__ = [
 # small denominators keep the exact arithmetic fast.
 _SCALE_BITS = 32
 _INT64_MAX = 2**63 - 1
+#: Draws of fewer rows run interpreted unless the kernel is already compiled (~50 µs a row).
+_FEW_ROWS = 64
 _STREAM_MAX = 2**64 - 1
 
 
@@ -184,8 +186,8 @@ def _draw(
 ) -> np.ndarray:
     """Run ``batch`` compiled over ``rows`` and redo its pending rows with ``row`` interpreted.
 
-    Small calls (or parameters beyond 64 bits) run every row interpreted.  Both forms give
-    the same value for each row.  The result is int64, or an object array of Python ints if
+    Small calls (or parameters beyond 64 bits) run every row interpreted; calls of fewer than
+    ``_FEW_ROWS`` rows never compile.  Both forms give the same value for each row.  The result is int64, or an object array of Python ints if
     some value does not fit in 64 bits.
     """
     keys = round_keys(key)
@@ -194,7 +196,11 @@ def _draw(
     def exact(r: int) -> int:
         return interpreted(new_state(keys, r, stream), *params, False)[1]
 
-    if fits and batch.select(rows.size) is not batch.interpreted:
+    if rows.size < _FEW_ROWS:  # one-off draws never pay for compiling (or loading) a kernel
+        compiled = batch.is_compiled
+    else:
+        compiled = batch.select(rows.size) is not batch.interpreted
+    if fits and compiled:
         out = np.empty(rows.size, dtype=np.int64)
         pending = np.zeros(rows.size, dtype=np.uint8)
         template = np.array(new_state(keys, 0, stream), dtype=np.uint64)

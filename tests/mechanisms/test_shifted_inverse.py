@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import importlib
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -15,7 +16,7 @@ from hypothesis import given, settings
 from scipy import stats
 
 from dpcount import PersonItemGraph
-from dpcount.errors import InvalidParameterError
+from dpcount.errors import InvalidParameterError, UnsafeNoiseWarning
 from mechanisms.inverse import (
     MAX_EXACT_PERSONS,
     exact_inverse,
@@ -166,7 +167,9 @@ def test_run_probabilities_match_brute_force(log_domain, seed):
     plan = plan_from_inverse(values, grid, epsilon, 0.1, tau)
     scores = _oracle_scores(values, grid.values, tau)
     np.testing.assert_array_equal(point_scores(values, grid, tau), scores)
-    weights = np.exp(epsilon / 2 * (scores - scores.max()))
+    selection = si.selection_epsilon(epsilon)  # ε rounded down to 22 significant bits
+    assert epsilon * (1 - 2**-21) <= selection <= epsilon
+    weights = np.exp(selection / 2 * (scores - scores.max()))
     np.testing.assert_allclose(
         point_probabilities(plan.runs, grid.size), weights / weights.sum(), rtol=1e-9, atol=0
     )
@@ -218,6 +221,41 @@ def test_sampler_chi_square_power():
     gen = np.random.default_rng(2024)
     draws = np.array([si._draw(wrong.runs, gen) for _ in range(20_000)])
     assert _chi2_pvalue(draws, point_probabilities(right.runs, grid.size)) < ALPHA
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 7.5])
+def test_exact_sampler_chi_square_and_power(epsilon):
+    """The exact selection against the exact point probabilities (false failure ≤ 1e-3);
+    power: the same draws are rejected against the probabilities of ε·0.7 (or ε/0.7)."""
+    values, grid, tau = _sampler_case()
+    plan = plan_from_inverse(values, grid, epsilon, 0.1, tau)
+    gen = np.random.default_rng(7)
+    proposal = si._exact_proposal(plan.runs, si.selection_epsilon(epsilon))
+    draws = np.array([proposal.draw(gen) for _ in range(20_000)])
+    assert _chi2_pvalue(draws, point_probabilities(plan.runs, grid.size)) > ALPHA
+    wrong = plan_from_inverse(values, grid, epsilon * (0.7 if epsilon < 5 else 1 / 0.7), 0.1, tau)
+    assert _chi2_pvalue(draws, point_probabilities(wrong.runs, grid.size)) < ALPHA
+
+
+def test_exact_sampler_with_far_apart_scores():
+    """Penalties up to hundreds (powers of two far beyond 64 bits) stay exact and fast; the
+    best run (score τ) holds all but e^{-ε·τ}-small mass."""
+    grid = output_grid(10**4, log_domain=False)
+    values = np.full(2 * 60 + 1, 5000.0)  # τ = 60: one point scores τ, the rest far below
+    plan = plan_from_inverse(values, grid, 20.0, 0.1, 60)
+    gen = np.random.default_rng(3)
+    draws = {si._draw_exact(plan.runs, si.selection_epsilon(20.0), gen) for _ in range(200)}
+    assert draws == {int(grid.floor_index(np.array([5000.0]))[0])}
+
+
+def test_selection_epsilon_makes_every_penalty_exact():
+    from fractions import Fraction
+
+    for epsilon in (0.1, 1 / 3, 2.0, 1e-3, 123.456):
+        e = si.selection_epsilon(epsilon)
+        assert e <= epsilon * (1 + 1e-16) and e >= epsilon * (1 - 2**-21)
+        for gap in (1, 3, 2**20 + 1, 3 * 10**6 + 7):
+            assert Fraction(gap * (e / 2)) == gap * (Fraction(e) / 2)  # no rounding
 
 
 # --------------------------------------------------------------------------------------------
@@ -279,7 +317,8 @@ def _coverage_case(
         )
     plan = plan_shifted_inverse(graph, 3.0, beta=0.1, upper=200, log_domain=False, inverse="exact")
     gen = np.random.default_rng(11)
-    estimates = np.array([plan.grid.values[si._draw(plan.runs, gen)] for _ in range(4000)])
+    proposal = si._exact_proposal(plan.runs, si.selection_epsilon(plan.epsilon))  # default
+    estimates = np.array([plan.grid.values[proposal.draw(gen)] for _ in range(4000)])
     return estimates, plan
 
 
@@ -308,9 +347,15 @@ def test_coverage_power(monkeypatch):
 
 def test_shifted_inverse_result_and_reproducibility():
     g = _private_items_graph(12, 3)
-    a = shifted_inverse(g, 1.0, upper=1000, rng=5)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the exact default warns of nothing
+        a = shifted_inverse(g, 1.0, upper=1000, rng=5)
     b = shifted_inverse(g, 1.0, upper=1000, rng=5)
-    assert a.estimate == b.estimate
+    assert a.estimate == b.estimate and a.secure and a.to_dict()["secure"]
+    with pytest.warns(UnsafeNoiseWarning):
+        f = shifted_inverse(g, 1.0, upper=1000, noise="float", rng=5)
+    back = si.ShiftedInverseResult.from_json(f.to_json())
+    assert not f.secure and not back.secure and back.estimate == f.estimate
     assert a.privacy_loss.epsilon == 1.0 and a.tau == tau_for(
         1.0, 0.05, a.grid_size
     )  # the default β
@@ -333,6 +378,7 @@ def test_shifted_inverse_empty_graph_answers_zero():
         ({"beta": 0.5}, "beta"),
         ({"inverse": "ilp"}, "inverse"),
         ({"upper": -3}, "upper"),
+        ({"noise": "gauss"}, "noise"),
     ],
 )
 def test_shifted_inverse_rejects_bad_parameters(kwargs, match):
