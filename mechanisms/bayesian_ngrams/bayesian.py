@@ -40,6 +40,7 @@ from dpcount.validation import (
     check_positive,
     check_positive_int,
     check_real_in,
+    check_release_delta,
 )
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.bayesian_ngrams._data import (
@@ -49,6 +50,7 @@ from mechanisms.bayesian_ngrams._data import (
     public_vocabulary,
     word_totals,
 )
+from mechanisms.bayesian_ngrams.discrete import discrete_calibration, release_exact
 from mechanisms.bayesian_ngrams.result import LOCAL_SENSITIVITY, BayesianDPResult
 from mechanisms.bayesian_ngrams.sensitivity import (
     brute_force_sensitivity,
@@ -57,13 +59,14 @@ from mechanisms.bayesian_ngrams.sensitivity import (
     clip_weights,
 )
 from mechanisms.declaration import register
-from mechanisms.noise import warn_unsafe
+from mechanisms.noise import NoiseMode, warn_unsafe
 
 __all__ = [
     "SENSITIVITY_METHODS",
     "bayesian_dp",
     "bayesian_dp_loss",
     "gaussian_noise_scale",
+    "gaussian_release",
     "posterior_mean",
 ]
 
@@ -71,6 +74,7 @@ SensitivityMethod = Literal["brute_force", "bound"]
 Calibration = Literal["classical", "analytic"]
 SENSITIVITY_METHODS = ("brute_force", "bound")
 CALIBRATIONS = ("classical", "analytic")
+NOISE_MODES = ("exact", "float")
 
 
 # --------------------------------------------------------------------------------------------
@@ -88,9 +92,15 @@ def check_private_weight(value: Any, name: str = "private_weight") -> float:
     return check_real_in(value, name, 0, 1, open_high=False, note="ρ = σ_l/(σ_l + σ_p)")
 
 
-def check_calibration(calibration: Any, epsilon: float) -> str:
-    """``"classical"`` needs ε < 1 (Dwork & Roth, Thm A.1); ``"analytic"`` works for any ε."""
+def check_calibration(calibration: Any, epsilon: float, noise: str = "float") -> str:
+    """``"classical"`` needs ε < 1 (Dwork & Roth, Thm A.1); ``"analytic"`` works for any ε.
+
+    Both calibrate the floating-point Gaussian; exact discrete noise has its own (zCDP,
+    any ε; :mod:`mechanisms.bayesian_ngrams.discrete`), recorded as ``"discrete"``.
+    """
     method = check_choice(calibration, "calibration", CALIBRATIONS)
+    if check_choice(noise, "noise", NOISE_MODES) == "exact":
+        return "discrete"
     if method == "classical" and epsilon >= 1:
         raise InvalidParameterError(
             f"the classical Gaussian calibration σ = Δ·√(2 ln(1.25/δ))/ε is proven only for "
@@ -167,6 +177,26 @@ def release(mean: np.ndarray, sigma: float, rng: np.random.Generator) -> np.ndar
     return softmax(h)
 
 
+def gaussian_release(
+    mean: np.ndarray,
+    private_weight: float,
+    sensitivity: float,
+    epsilon: float,
+    delta: float,
+    calibration: str,
+    rng: np.random.Generator,
+) -> tuple[np.ndarray, float]:
+    """(θ, σ_ps): the Gaussian step with ℓ2-sensitivity ρ·γ, exact unless ``calibration`` is a
+    floating-point one (``"classical"`` or ``"analytic"``, from :func:`check_calibration`)."""
+    if calibration == "discrete":
+        exact = discrete_calibration(
+            private_weight * sensitivity, epsilon, delta, dimension=mean.size
+        )
+        return release_exact(mean, exact, rng), exact.sigma
+    sigma = gaussian_noise_scale(private_weight, sensitivity, epsilon, delta, calibration)
+    return release(mean, sigma, rng), sigma
+
+
 # --------------------------------------------------------------------------------------------
 # Algorithm 1
 # --------------------------------------------------------------------------------------------
@@ -198,6 +228,7 @@ def bayesian_dp(
     private_weight: float,
     sensitivity: SensitivityMethod = "brute_force",
     calibration: Calibration = "classical",
+    noise: NoiseMode = "exact",
     rng: RNGLike = None,
 ) -> BayesianDPResult:
     """Release a distribution over the public n-gram vocabulary (BayesianDP, Algorithm 1).
@@ -223,7 +254,12 @@ def bayesian_dp(
     sensitivity
         ``"brute_force"`` (exact change for each person present) or ``"bound"`` (Claim 1).
     calibration
-        ``"classical"`` (the paper's σ_ps) or ``"analytic"`` (Balle–Wang, any ε).
+        For ``noise="float"``: ``"classical"`` (the paper's σ_ps, ε < 1) or ``"analytic"``
+        (Balle–Wang, any ε).  Exact noise has its own calibration (recorded ``"discrete"``).
+    noise
+        ``"exact"`` (default): μ_ps on a fixed-point grid plus exact discrete Gaussian noise
+        (:mod:`mechanisms.bayesian_ngrams.discrete`), ``secure=True``.  ``"float"``: NumPy
+        Gaussian noise as in the paper, for sweeps (warns, ``secure=False``).
     rng
         Randomness per docs/concepts.md (one Gaussian draw of size |𝒱|).
 
@@ -246,6 +282,8 @@ def bayesian_dp(
     -----
     PrivacyLeakWarning
         Always: both sensitivity methods depend on the data.
+    LargeDeltaWarning
+        δ above the public bound of :func:`dpcount.validation.check_release_delta`.
 
     Notes
     -----
@@ -259,8 +297,10 @@ def bayesian_dp(
     be *added* is not covered, and the noise scale itself reveals something about the data.
     The recorded (ε, δ) therefore is the Gaussian mechanism's parameter at that local
     sensitivity, **not** a worst-case (ε, δ)-DP guarantee; no global bound on γ exists
-    without further assumptions (x̂ is unbounded in the data size).  Noise is floating-point
-    (NumPy), as in the paper.
+    without further assumptions (x̂ is unbounded in the data size).  The noise is exact by
+    default: discrete Gaussian on a fixed-point grid, calibrated through zCDP for the rounded
+    vector's sensitivity (docs/algorithms.md §7); ``noise="float"`` adds NumPy Gaussian noise
+    as in the paper.
 
     Deviations from the printed algorithm, all in the direction of a correct calibration:
     the brute force evaluates ‖w⊙x̂ − w₋ₙ⊙x̂₋ₙ‖₂ exactly instead of its Appendix-A rewrite;
@@ -287,30 +327,31 @@ def bayesian_dp(
     ...     r = bayesian_dp(g, {"a": 10, "b": 5}, 0.9, 1e-5, clip_slope=1.0, max_count=1,
     ...                     private_weight=0.5, rng=1)
     >>> [w.category.__name__ for w in caught], r.distribution().keys()
-    (['PrivacyLeakWarning', 'UnsafeNoiseWarning'], dict_keys(['a', 'b']))
-    >>> r.scale > 0, r.privacy_loss.epsilon, r.is_private
-    (True, 0.9, False)
+    (['PrivacyLeakWarning'], dict_keys(['a', 'b']))
+    >>> r.scale > 0, r.privacy_loss.epsilon, r.is_private, r.secure
+    (True, 0.9, False, True)
     """
     eps = check_epsilon(epsilon)
-    dlt = check_delta(delta)
+    dlt = check_release_delta(delta)
     s_value = check_clip_slope(clip_slope)
     c_value = check_positive_int(max_count, "max_count")
     rho_value = check_private_weight(private_weight)
     method = check_choice(sensitivity, "sensitivity", SENSITIVITY_METHODS)
-    calib = check_calibration(calibration, eps)
+    calib = check_calibration(calibration, eps, noise)
     vocab = public_vocabulary(public_counts)
     pc = clamp(private_counts(graph, vocab), c_value)
     warn_local("bayesian_dp")
-    warn_unsafe("bayesian_dp", "NumPy Gaussian noise")
+    if noise == "float":
+        warn_unsafe("bayesian_dp")
 
     c, holders = word_totals(pc)
     x_hat = centered_log(c)  # Eq. 2
     weights = clip_weights(holders, s_value, c_value)  # Eq. 5
     gamma = sensitivity_of(pc, s_value, c_value, method)  # Alg. 1 brute force / Claim 1
-    sigma = gaussian_noise_scale(rho_value, gamma, eps, dlt, calib)  # Corollary 1
     prior = centered_log(vocab.counts)  # Eq. 1
     mean = posterior_mean(x_hat, weights, prior, rho_value)
-    theta = release(mean, sigma, as_generator(rng))
+    # Corollary 1: σ for the ℓ2-sensitivity ρ·γ of μ_ps; then θ = softmax of the noisy mean.
+    theta, sigma = gaussian_release(mean, rho_value, gamma, eps, dlt, calib, as_generator(rng))
     theta.flags.writeable = False
     loss = bayesian_dp_loss(eps, dlt, sensitivity=method)
     return BayesianDPResult(
@@ -327,4 +368,5 @@ def bayesian_dp(
         calibration=calib,
         privacy_loss=loss,
         guarantee=LOCAL_SENSITIVITY,
+        secure=calib == "discrete",
     )

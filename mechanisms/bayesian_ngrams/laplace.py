@@ -6,31 +6,32 @@
    the vocabulary is public).
 2. :func:`laplace_ngrams_public` — the "modified Laplace mechanism that utilises public
    counts": max[Σₙ wₙ(Δc̃ⁿ − α̃) + e + α̃, 0], renormalised, with α̃ the normalised public
-   counts, Δc̃ⁿ person n's normalised counts and wₙ = ‖Δcⁿ‖₁/‖c‖₁.
+   counts, Δc̃ⁿ person n's normalised counts and wₙ = ‖Δcⁿ‖₁/‖c‖₁.  It equals baseline 1 with
+   twice the noise scale (docs/algorithms.md §7), so it is worst-case DP as well.
 
-The paper does not say how the cap W is enforced; we scale a person's counts down
-proportionally when their total exceeds W (a per-person rule, so the ℓ1 contribution is ≤ W)
-**[open]**.
+Counts stay integers: the paper does not say how the cap W is enforced; we scale a person's
+counts down to W in proportion and round down, handing the remaining units to the largest
+remainders (:func:`cap_contributions`; a per-person rule, so the ℓ1 contribution is ≤ W)
+**[open]**.  The noise is exact discrete Laplace by default (``noise="exact"``); ``"float"``
+adds NumPy Laplace noise for Monte-Carlo sweeps (warns, ``secure=False``).
 
 Examples
 --------
 >>> from dpcount import PersonItemGraph
 >>> g = PersonItemGraph.from_sets({f"u{k}": {"a": 3, "b": 1} for k in range(500)})
 >>> r = laplace_ngrams(g, {"a": 1, "b": 1, "c": 1}, epsilon=1.0, max_contribution=4, rng=0)
->>> r.labels.tolist(), [round(p, 2) for p in r.probabilities.tolist()]
-(['a', 'b', 'c'], [0.75, 0.25, 0.0])
+>>> r.labels.tolist(), [round(p, 2) for p in r.probabilities.tolist()], r.secure
+(['a', 'b', 'c'], [0.75, 0.25, 0.0], True)
 """
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from dpcount.common.rng import RNGLike, as_generator
-from dpcount.errors import DataError, PrivacyLeakWarning
+from dpcount.errors import DataError
 from dpcount.graph import PersonItemGraph
-from dpcount.validation import check_epsilon, check_positive_int
+from dpcount.validation import check_choice, check_epsilon, check_positive_int
 from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.bayesian_ngrams._data import (
     PrivateCounts,
@@ -38,33 +39,94 @@ from mechanisms.bayesian_ngrams._data import (
     private_counts,
     public_vocabulary,
 )
-from mechanisms.bayesian_ngrams.result import LOCAL_SENSITIVITY, WORST_CASE, LaplaceNgramResult
+from mechanisms.bayesian_ngrams.result import WORST_CASE, LaplaceNgramResult
 from mechanisms.declaration import register
-from mechanisms.noise import warn_unsafe
+from mechanisms.laplace import laplace_scale
+from mechanisms.noise import NoiseMode, discrete_laplace, warn_unsafe
 
 __all__ = [
+    "MAX_CONTRIBUTION",
+    "cap_contributions",
     "laplace_ngrams",
     "laplace_ngrams_loss",
     "laplace_ngrams_public",
     "laplace_ngrams_public_loss",
-    "rescale_contributions",
     "threshold_normalise",
 ]
 
+NOISE_MODES = ("exact", "float")
+#: Largest cap W: counts times W stay within 64-bit integers (2³¹ · 2³¹ = 2⁶²).
+MAX_CONTRIBUTION = 2**31
 
-def rescale_contributions(pc: PrivateCounts, max_contribution: float) -> PrivateCounts:
-    """Scale each person's counts by min(1, W/total) so that their ℓ1 total is at most W.
+
+def cap_contributions(pc: PrivateCounts, max_contribution: int) -> PrivateCounts:
+    """Integer counts with each person's total at most W: scaled down in proportion, rounded.
+
+    A person whose total T exceeds W keeps ⌊c·W/T⌋ of each count c, and the W − Σ⌊c·W/T⌋
+    units left over go to their largest remainders (ties: the lower word id) — the largest
+    remainder rule, so the total is exactly W and no count grows.  A per-person rule: adding or
+    removing a person moves the capped counts by at most W in ℓ1.  Counts are first clamped
+    to W (a single count above W could not survive anyway), which keeps c·W below 2⁶².
 
     Examples
     --------
     >>> import numpy as np
-    >>> pc = PrivateCounts(np.array([0, 0, 1]), np.array([0, 1, 0]), np.array([6., 2., 1.]), 2, 2)
-    >>> rescale_contributions(pc, 4).count.tolist()
-    [3.0, 1.0, 1.0]
+    >>> pc = PrivateCounts(np.array([0, 0, 0, 1]), np.array([0, 1, 2, 0]),
+    ...                    np.array([3., 2., 1., 2.]), 2, 3)
+    >>> cap_contributions(pc, 4).count.tolist()  # 12/6, 8/6, 4/6 → 2, 1, 0; +1 to 4/6
+    [2.0, 1.0, 1.0, 2.0]
     """
-    totals = np.bincount(pc.person, weights=pc.count, minlength=pc.n_persons)
-    factor = np.minimum(1.0, max_contribution / np.maximum(totals, 1e-300))
-    return PrivateCounts(pc.person, pc.word, pc.count * factor[pc.person], pc.n_persons, pc.n_words)
+    cap = check_positive_int(max_contribution, "max_contribution", maximum=MAX_CONTRIBUTION)
+    counts = np.minimum(pc.count, float(cap)).astype(np.int64)  # integer-valued floats
+    totals = np.zeros(pc.n_persons, dtype=np.int64)
+    np.add.at(totals, pc.person, counts)
+    total = totals[pc.person]
+    over = total > cap
+    shares = np.where(over, counts * cap // np.maximum(total, 1), counts)
+    remainders = np.where(over, counts * cap % np.maximum(total, 1), 0)
+    left = np.zeros(pc.n_persons, dtype=np.int64)
+    np.add.at(left, pc.person, shares)
+    left = np.where(totals > cap, cap - left, 0)  # units still to hand out, per person
+    # Rank each pair within its person by remainder (descending, then word id ascending).
+    order = np.lexsort((pc.word, -remainders, pc.person))
+    starts = np.searchsorted(pc.person[order], pc.person[order], side="left")
+    rank = np.arange(order.size) - starts
+    bonus = np.zeros(order.size, dtype=np.int64)
+    bonus[order] = rank < left[pc.person[order]]
+    capped = (shares + bonus).astype(np.float64)
+    return PrivateCounts(pc.person, pc.word, capped, pc.n_persons, pc.n_words)
+
+
+def word_counts(pc: PrivateCounts) -> np.ndarray:
+    """Σ over persons of each word's (integer) count, as int64.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> pc = PrivateCounts(np.array([0, 1]), np.array([1, 1]), np.array([2., 3.]), 2, 3)
+    >>> word_counts(pc).tolist()
+    [0, 5, 0]
+    """
+    c = np.zeros(pc.n_words, dtype=np.int64)
+    np.add.at(c, pc.word, pc.count.astype(np.int64))
+    return c
+
+
+def noisy_counts(
+    c: np.ndarray, scale_numerator: int, epsilon: float, noise: str, rng: RNGLike
+) -> tuple[np.ndarray, float, bool]:
+    """c + noise of scale Δ/ε (Δ = ``scale_numerator``): (noisy counts, scale, secure).
+
+    Exact: discrete Laplace of the scale rounded up to a multiple of 2⁻³²
+    (:func:`mechanisms.laplace.laplace_scale`), integers throughout.  Float: NumPy Laplace.
+    """
+    if noise == "exact":
+        scale = laplace_scale(scale_numerator, epsilon)
+        z = np.asarray(discrete_laplace(scale, rng=rng, size=c.size))
+        noisy = np.asarray(c, dtype=object) + z if z.dtype == object else c + z
+        return np.asarray(noisy, dtype=np.float64), float(scale), True
+    scale_f = scale_numerator / epsilon
+    return c + as_generator(rng).laplace(0.0, scale_f, c.size), scale_f, False
 
 
 def threshold_normalise(values: np.ndarray) -> np.ndarray:
@@ -84,7 +146,9 @@ def threshold_normalise(values: np.ndarray) -> np.ndarray:
     return positive / total
 
 
-def laplace_ngrams_loss(epsilon: float, *, max_contribution: int) -> PrivacyLoss:
+def laplace_ngrams_loss(
+    epsilon: float, *, max_contribution: int, noise: NoiseMode = "exact"
+) -> PrivacyLoss:
     """The privacy loss of :func:`laplace_ngrams` from its parameters alone: pure ε-DP.
 
     Examples
@@ -92,20 +156,35 @@ def laplace_ngrams_loss(epsilon: float, *, max_contribution: int) -> PrivacyLoss
     >>> laplace_ngrams_loss(1.0, max_contribution=4)
     PrivacyLoss(epsilon=1, delta=0, 'Laplace n-gram counts (Ramadan et al. §4.2, 1)')
     """
-    cap = check_positive_int(max_contribution, "max_contribution")
+    cap = check_positive_int(max_contribution, "max_contribution", maximum=MAX_CONTRIBUTION)
     eps = check_epsilon(epsilon)
-    curve = NoiseCurve("laplace", cap / eps, float(cap))  # Lap(W/ε) on an ℓ1-sensitivity W
+    check_choice(noise, "noise", NOISE_MODES)
+    # (Discrete) Laplace of scale W/ε on an ℓ1-sensitivity W.
+    if noise == "exact":
+        curve = NoiseCurve("discrete_laplace", float(laplace_scale(cap, eps)), float(cap))
+    else:
+        curve = NoiseCurve("laplace", cap / eps, float(cap))
     return PrivacyLoss(eps, 0.0, "Laplace n-gram counts (Ramadan et al. §4.2, 1)", curve=curve)
 
 
-def laplace_ngrams_public_loss(epsilon: float) -> PrivacyLoss:
-    """The nominal loss of :func:`laplace_ngrams_public` (local sensitivity: not worst-case DP)."""
+def laplace_ngrams_public_loss(
+    epsilon: float, *, max_contribution: int = 1, noise: NoiseMode = "exact"
+) -> PrivacyLoss:
+    """The loss of :func:`laplace_ngrams_public`: ε-DP in the worst case (ε/2 in fact).
+
+    Examples
+    --------
+    >>> laplace_ngrams_public_loss(1.0).worst_case
+    True
+    """
+    check_positive_int(max_contribution, "max_contribution", maximum=MAX_CONTRIBUTION)
+    eps = check_epsilon(epsilon)
+    check_choice(noise, "noise", NOISE_MODES)
     return PrivacyLoss(
-        check_epsilon(epsilon),
+        eps,
         0.0,
-        "Laplace n-gram distribution with public data (Ramadan et al. §4.2, 2); NOMINAL: "
-        "local sensitivity 2W/T, not worst-case DP",
-        worst_case=False,
+        "Laplace n-gram distribution with public data (Ramadan et al. §4.2, 2): the plain "
+        "baseline at scale 2W/epsilon, worst-case epsilon/2-DP, recorded as epsilon",
     )
 
 
@@ -115,7 +194,7 @@ def laplace_ngrams_public_loss(epsilon: float) -> PrivacyLoss:
     family="ngrams",
     loss=laplace_ngrams_loss,
     inputs=("public_counts",),
-    session={"require_overlap": False},
+    session={"require_overlap": False, "noise": "exact"},
 )
 def laplace_ngrams(
     graph: PersonItemGraph,
@@ -123,6 +202,7 @@ def laplace_ngrams(
     epsilon: float,
     *,
     max_contribution: int,
+    noise: NoiseMode = "exact",
     rng: RNGLike = None,
     require_overlap: bool = True,
 ) -> LaplaceNgramResult:
@@ -138,7 +218,11 @@ def laplace_ngrams(
     epsilon
         ε > 0.
     max_contribution
-        W ≥ 1: each person's total count over the vocabulary is scaled down to at most W.
+        W ≥ 1 (at most 2³¹): each person's total count over the vocabulary is scaled down to
+        at most W, in integers (:func:`cap_contributions`).
+    noise
+        ``"exact"`` discrete Laplace (default, ``secure=True``) or ``"float"`` NumPy Laplace
+        for Monte-Carlo sweeps (warns :class:`~dpcount.errors.UnsafeNoiseWarning`).
     rng
         Randomness per docs/concepts.md.
     require_overlap
@@ -154,28 +238,28 @@ def laplace_ngrams(
     Notes
     -----
     Ramadan et al. §4.2 baseline 1 (Dwork & Roth's Laplace mechanism).  Removing or adding a
-    person changes the capped count vector by at most W in ℓ1, so noise Lap(W/ε) on every
-    word of the public vocabulary is ε-DP in the worst case; thresholding and normalising are
-    post-processing.  Floating-point noise (NumPy), as in the paper: ``secure=False`` and an
-    :class:`~dpcount.errors.UnsafeNoiseWarning`.
+    person changes the capped integer count vector by at most W in ℓ1, so discrete Laplace
+    noise of scale ≥ W/ε on every word of the public vocabulary (Canonne, Kamath & Steinke
+    2020, Algorithm 2) is ε-DP in the worst case; thresholding and normalising are
+    post-processing.
 
     Examples
     --------
     >>> from dpcount import PersonItemGraph
     >>> g = PersonItemGraph.from_pairs(["u", "v"], ["a", "b"], counts=[2, 1])
     >>> r = laplace_ngrams(g, {"a": 0, "b": 0}, 1.0, max_contribution=2, rng=0)
-    >>> r.scale, r.worst_case_dp, r.privacy_loss.epsilon
-    (2.0, True, 1.0)
+    >>> r.scale, r.worst_case_dp, r.privacy_loss.epsilon, r.secure
+    (2.0, True, 1.0, True)
     """
     eps = check_epsilon(epsilon)
-    cap = check_positive_int(max_contribution, "max_contribution")
+    cap = check_positive_int(max_contribution, "max_contribution", maximum=MAX_CONTRIBUTION)
+    check_choice(noise, "noise", NOISE_MODES)
     vocab = public_vocabulary(public_counts)
     counts = private_counts(graph, vocab, require_overlap=require_overlap)
-    pc = rescale_contributions(counts, cap)
-    warn_unsafe("laplace_ngrams", "NumPy Laplace noise")
-    c = np.bincount(pc.word, weights=pc.count, minlength=pc.n_words)
-    scale = cap / eps
-    noisy = c + as_generator(rng).laplace(0.0, scale, c.size)
+    c = word_counts(cap_contributions(counts, cap))
+    if noise == "float":
+        warn_unsafe("laplace_ngrams")
+    noisy, scale, secure = noisy_counts(c, cap, eps, noise, rng)
     theta = threshold_normalise(noisy)
     theta.flags.writeable = False
     return LaplaceNgramResult(
@@ -186,25 +270,33 @@ def laplace_ngrams(
         scale=scale,
         sensitivity=float(cap),
         max_contribution=cap,
-        privacy_loss=laplace_ngrams_loss(eps, max_contribution=cap),
+        privacy_loss=laplace_ngrams_loss(eps, max_contribution=cap, noise=noise),
         guarantee=WORST_CASE,
+        secure=secure,
     )
 
 
-@register(family="ngrams", loss=laplace_ngrams_public_loss, inputs=("public_counts",), nominal=True)
+@register(
+    family="ngrams",
+    loss=laplace_ngrams_public_loss,
+    inputs=("public_counts",),
+    session={"require_overlap": False, "noise": "exact"},
+)
 def laplace_ngrams_public(
     graph: PersonItemGraph,
     public_counts: PublicCounts,
     epsilon: float,
     *,
     max_contribution: int,
+    noise: NoiseMode = "exact",
     rng: RNGLike = None,
+    require_overlap: bool = True,
 ) -> LaplaceNgramResult:
-    """The Laplace baseline with public data (§4.2, item 2).
+    """The Laplace baseline with public data (§4.2, item 2), in its equivalent integer form.
 
     Parameters
     ----------
-    graph, epsilon, max_contribution, rng
+    graph, epsilon, max_contribution, noise, rng, require_overlap
         As for :func:`laplace_ngrams`.
     public_counts
         The vocabulary and the public counts α (their sum must be > 0).
@@ -212,71 +304,48 @@ def laplace_ngrams_public(
     Returns
     -------
     LaplaceNgramResult
-        ``guarantee = "local sensitivity (not worst-case DP)"``.
+        ``guarantee = "worst-case DP (add/remove one person)"``; ``scale`` = 2W/ε and
+        ``sensitivity`` = 2W, the calibration of the equivalent form.
 
     Raises
     ------
     DataError
-        All public counts are 0, or the capped private total is 0.
-
-    Warns
-    -----
-    PrivacyLeakWarning
-        The sensitivity depends on the private total count.
+        All public counts are 0 (a check of the public input only).
 
     Notes
     -----
-    Output max[Σₙ wₙ(Δc̃ⁿ − α̃) + e + α̃, 0], renormalised, e ~ Lap(Δ₁/ε) per word.  The paper
-    leaves Δ₁ ("the ℓ1-sensitivity of the modified mechanism") open.  With T = ‖c‖₁ after the
-    cap, Σₙ wₙ(Δc̃ⁿ − α̃) = c/T − α̃, and one person with total t ≤ W moves c/T by at most
-    2t/T ≤ 2W/T in ℓ1 (removal; adding gives 2t/(T + t)) **[derived]**, so Δ₁ = 2W/T.
-    T is private: this is a **local** sensitivity.
-
-    Because the weights wₙ sum to 1, the public term cancels before the threshold:
-    the output is max(c/T + e, 0) renormalised, i.e. the plain baseline with about twice its
-    relative noise.  This is the formula as printed; the paper reports this baseline doing
-    better than the plain one, so the authors may have done something they did not describe
-    **[open]**.
+    As printed: max[Σₙ wₙ(Δc̃ⁿ − α̃) + e + α̃, 0] renormalised, e ~ Lap(Δ₁/ε) per word, with
+    Δ₁ left open by the paper; one person moves c/T by at most 2W/T in ℓ1 (T the private
+    total after the cap) **[derived]**, so Δ₁ = 2W/T.  Because the weights wₙ = tₙ/T sum to
+    1, Σₙ wₙ(Δc̃ⁿ − α̃) = c/T − α̃ and the public term cancels: the output is max(c/T + e, 0)
+    renormalised.  Multiplying by T > 0 changes nothing after normalisation, and T·e ~
+    Lap(2W/ε): the release has exactly the distribution of max(c + e', 0) renormalised with
+    e' ~ Lap(2W/ε) — the plain baseline (:func:`laplace_ngrams`) with twice its noise scale,
+    which is worst-case (ε/2)-DP since c has ℓ1-sensitivity W (docs/algorithms.md §7).  dpcount
+    releases it in that form: integer counts, exact discrete Laplace noise of scale 2W/ε, no
+    division by the private T (so no failure when T = 0), and records ε.  The paper reports this
+    baseline doing better than the plain one, so the authors may have done something they did
+    not describe **[open]**.
 
     Examples
     --------
-    >>> import warnings
     >>> from dpcount import PersonItemGraph
     >>> g = PersonItemGraph.from_sets({f"u{k}": {"a": 3, "b": 1} for k in range(500)})
-    >>> with warnings.catch_warnings():
-    ...     warnings.simplefilter("ignore")
-    ...     r = laplace_ngrams_public(g, {"a": 1, "b": 1, "c": 2}, 1.0, max_contribution=4, rng=0)
-    >>> round(r.sensitivity, 6), r.guarantee
-    (0.004, 'local sensitivity (not worst-case DP)')
+    >>> r = laplace_ngrams_public(g, {"a": 1, "b": 1, "c": 2}, 1.0, max_contribution=4, rng=0)
+    >>> r.sensitivity, r.scale, r.guarantee, r.secure
+    (8.0, 8.0, 'worst-case DP (add/remove one person)', True)
     """
     eps = check_epsilon(epsilon)
-    cap = check_positive_int(max_contribution, "max_contribution")
+    cap = check_positive_int(max_contribution, "max_contribution", maximum=MAX_CONTRIBUTION)
+    check_choice(noise, "noise", NOISE_MODES)
     vocab = public_vocabulary(public_counts)
     if not vocab.counts.sum() > 0:
         raise DataError("laplace_ngrams_public needs public counts with a positive total")
-    pc = rescale_contributions(private_counts(graph, vocab), cap)
-    totals = np.bincount(pc.person, weights=pc.count, minlength=pc.n_persons)
-    total = float(totals.sum())
-    if not total > 0:
-        raise DataError("the private counts over the public vocabulary sum to 0")
-    public = vocab.counts / vocab.counts.sum()  # α̃
-    # Σₙ wₙ(Δc̃ⁿ − α̃) with wₙ = tₙ/T and Δc̃ⁿ = Δcⁿ/tₙ, written out as printed (§4.2).
-    person_weight = totals / total
-    normalised = pc.count / np.maximum(totals[pc.person], 1e-300)
-    centred = (
-        np.bincount(pc.word, weights=person_weight[pc.person] * normalised, minlength=pc.n_words)
-        - person_weight.sum() * public
-    )
-    sensitivity = 2.0 * cap / total
-    warnings.warn(
-        "laplace_ngrams_public calibrates its noise to 2W/T with T the private total count: "
-        "a local sensitivity, not a worst-case DP guarantee",
-        PrivacyLeakWarning,
-        stacklevel=2,
-    )
-    warn_unsafe("laplace_ngrams_public", "NumPy Laplace noise")
-    scale = sensitivity / eps
-    noisy = centred + as_generator(rng).laplace(0.0, scale, centred.size) + public
+    counts = private_counts(graph, vocab, require_overlap=require_overlap)
+    c = word_counts(cap_contributions(counts, cap))
+    if noise == "float":
+        warn_unsafe("laplace_ngrams_public")
+    noisy, scale, secure = noisy_counts(c, 2 * cap, eps, noise, rng)
     theta = threshold_normalise(noisy)
     theta.flags.writeable = False
     return LaplaceNgramResult(
@@ -285,8 +354,9 @@ def laplace_ngrams_public(
         mechanism="laplace_ngrams_public",
         epsilon=eps,
         scale=scale,
-        sensitivity=sensitivity,
+        sensitivity=2.0 * cap,
         max_contribution=cap,
-        privacy_loss=laplace_ngrams_public_loss(eps),
-        guarantee=LOCAL_SENSITIVITY,
+        privacy_loss=laplace_ngrams_public_loss(eps, max_contribution=cap, noise=noise),
+        guarantee=WORST_CASE,
+        secure=secure,
     )

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 
@@ -45,8 +45,7 @@ class _Distribution(Release):
     labels: np.ndarray
     probabilities: np.ndarray
     guarantee: str
-    #: NumPy noise (Laplace or Gaussian); no exact sampler for these releases.
-    secure: ClassVar[bool] = False
+    secure: bool
 
     @property
     def worst_case_dp(self) -> bool:
@@ -132,7 +131,8 @@ class BayesianDPResult(_Distribution):
         The paper's S (slope of the clipping weights, Eq. 5), C (per-person count clamp) and
         ρ (weight of the private counts against the public prior); see :func:`bayesian_dp`.
     calibration
-        ``"classical"`` (σ = ργ·√(2 ln(1.25/δ))/ε, the paper's) or ``"analytic"``.
+        ``"discrete"`` (exact noise, zCDP calibration), or for NumPy noise ``"classical"``
+        (σ = ργ·√(2 ln(1.25/δ))/ε, the paper's) or ``"analytic"``.
     privacy_loss
         The nominal (ε, δ) spent, total of tuning and release for :func:`end_to_end_dp`.
     guarantee
@@ -140,6 +140,8 @@ class BayesianDPResult(_Distribution):
         nominal (ε, δ) is **not** a worst-case differential-privacy guarantee.
     tuning
         The hyperparameter selection of :func:`end_to_end_dp`, else ``None``.
+    secure
+        ``True`` for exact discrete noise (default), ``False`` for NumPy noise.
     """
 
     labels: np.ndarray
@@ -156,6 +158,7 @@ class BayesianDPResult(_Distribution):
     privacy_loss: PrivacyLoss
     guarantee: str
     tuning: TuningReport | None = None
+    secure: bool = True
 
     @property
     def mechanism(self) -> str:
@@ -208,6 +211,8 @@ class LaplaceNgramResult(_Distribution):
         W, the cap on each person's total count.
     privacy_loss, guarantee
         As for :class:`BayesianDPResult`.
+    secure
+        ``True`` for exact discrete Laplace noise (default), ``False`` for NumPy noise.
     """
 
     labels: np.ndarray
@@ -219,6 +224,7 @@ class LaplaceNgramResult(_Distribution):
     max_contribution: int
     privacy_loss: PrivacyLoss
     guarantee: str
+    secure: bool = True
 
     def _rows(self) -> list[tuple[str, str]]:
         return [

@@ -36,6 +36,7 @@ from dpcount.validation import (
     check_epsilon,
     check_positive_int,
     check_real_in,
+    check_release_delta,
 )
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.bayesian_ngrams._data import (
@@ -54,16 +55,16 @@ from mechanisms.bayesian_ngrams.bayesian import (
     check_calibration,
     check_clip_slope,
     check_private_weight,
-    gaussian_noise_scale,
+    gaussian_release,
     posterior_mean,
-    release,
     sensitivity_of,
     warn_local,
 )
 from mechanisms.bayesian_ngrams.result import LOCAL_SENSITIVITY, BayesianDPResult, TuningReport
 from mechanisms.bayesian_ngrams.sensitivity import centered_log, clip_weights
 from mechanisms.declaration import register
-from mechanisms.noise import warn_unsafe
+from mechanisms.noise import NoiseMode, warn_unsafe
+from mechanisms.selection import exponential_mechanism
 
 __all__ = [
     "DEFAULT_CLIP_SLOPES",
@@ -151,6 +152,17 @@ def noisy_argmin(
     noisy = q + gen.laplace(0.0, scale, shape)
     choice = np.argmin(noisy, axis=-1)
     return int(choice) if size is None else choice
+
+
+def _select(
+    scores: np.ndarray, sensitivity: float, epsilon: float, exact: bool, rng: np.random.Generator
+) -> int:
+    """The index of the candidate chosen: exact exponential mechanism, or Laplace noisy-min."""
+    if not exact:
+        return int(noisy_argmin(scores, 2.0 * sensitivity / epsilon, rng))
+    if sensitivity == 0:  # the scores do not depend on anyone: the best one, as noisy-min
+        return int(np.argmin(scores))
+    return exponential_mechanism(-scores, epsilon, sensitivity, rng=rng)
 
 
 def noisy_argmin_probabilities(scores: np.ndarray, scale: float) -> np.ndarray:
@@ -269,6 +281,7 @@ def end_to_end_dp(
     sensitivity: SensitivityMethod = "brute_force",
     tuning_fraction: float = 0.1,
     calibration: Calibration = "classical",
+    noise: NoiseMode = "exact",
     rng: RNGLike = None,
 ) -> BayesianDPResult:
     """Choose (S, ρ) privately and release the Bayesian n-gram distribution (Algorithm 2).
@@ -289,6 +302,11 @@ def end_to_end_dp(
         before seeing the data.
     tuning_fraction
         Share of persons in the tuning set U₁ (the paper: 10%), drawn uniformly at random.
+    noise
+        ``"exact"`` (default): the choice of (S, ρ) by the exponential mechanism with exact
+        coins, and the release as in :func:`bayesian_dp` (exact discrete Gaussian).
+        ``"float"``: the paper's Laplace noisy-min and NumPy Gaussian noise, for sweeps
+        (warns, ``secure=False``).
     rng
         Randomness per docs/concepts.md; the split, the Laplace noise and the Gaussian noise
         use independent child streams.
@@ -327,9 +345,12 @@ def end_to_end_dp(
       (``sensitivity="bound"``, Claim 2).
 
     Theorem 2's proof needs **one** noise scale for all candidates, so b = 2·maxₖ|Δqₖ|/ε₁
-    (Algorithm 2 prints a per-candidate |Δq|).  The guarantee is **not** worst-case DP: γ is a
-    local sensitivity (brute force) or a data-dependent bound (Claim 1), L(c₁) and the U₁ brute
-    force depend on the data too.  See :func:`bayesian_dp` for the release itself.
+    (Algorithm 2 prints a per-candidate |Δq|).  The exact default replaces the Laplace
+    noisy-min by the exponential mechanism P[k] ∝ exp(−qₖ/b) (McSherry & Talwar 2007; ε₁-DP
+    for scores of sensitivity maxₖ|Δqₖ|, as Theorem 2's selection is), drawn with exact coins
+    (:func:`mechanisms.selection.exponential_mechanism`).  The guarantee is **not** worst-case
+    DP: γ is a local sensitivity (brute force) or a data-dependent bound (Claim 1), L(c₁) and
+    the U₁ brute force depend on the data too.  See :func:`bayesian_dp` for the release itself.
 
     Examples
     --------
@@ -349,19 +370,20 @@ def end_to_end_dp(
     """
     eps_tune = check_epsilon(epsilon_tune, "epsilon_tune")
     eps_release = check_epsilon(epsilon_release, "epsilon_release")
-    dlt = check_delta(delta)
+    dlt = check_release_delta(delta)
     c_value = check_positive_int(max_count, "max_count")
     s_grid = _check_grid(clip_slopes, "clip_slopes", check_clip_slope)
     rho_grid = _check_grid(private_weights, "private_weights", check_private_weight)
     method = check_choice(sensitivity, "sensitivity", SENSITIVITY_METHODS)
-    calib = check_calibration(calibration, eps_release)
+    calib = check_calibration(calibration, eps_release, noise)
     fraction = check_real_in(tuning_fraction, "tuning_fraction", 0, 1)
     vocab = public_vocabulary(public_counts)
     pc = clamp(private_counts(graph, vocab), c_value)  # Alg. 2, line 1
     rng_split, rng_tune, rng_release = spawn(rng, 3)
     tune_ids, release_ids = split_persons(pc.n_persons, fraction, rng_split)
     warn_local("end_to_end_dp")
-    warn_unsafe("end_to_end_dp", "NumPy Laplace and Gaussian noise")
+    if noise == "float":
+        warn_unsafe("end_to_end_dp")
 
     tune, rel = restrict_persons(pc, tune_ids), restrict_persons(pc, release_ids)
     c1, _ = word_totals(tune)
@@ -394,11 +416,12 @@ def end_to_end_dp(
             )
     score_sens = max(sens)
     scale = 2.0 * score_sens / eps_tune  # Theorem 2: Lap(2|Δq|/ε₁)
-    k = int(noisy_argmin(np.array(scores), scale, rng_tune))
+    k = _select(np.array(scores), score_sens, eps_tune, calib == "discrete", rng_tune)
 
     s_best, rho_best = grid[k]
-    sigma = gaussian_noise_scale(rho_best, gammas[k], eps_release, dlt, calib)
-    theta = release(means[k], sigma, rng_release)
+    theta, sigma = gaussian_release(
+        means[k], rho_best, gammas[k], eps_release, dlt, calib, rng_release
+    )
     theta.flags.writeable = False
     loss = end_to_end_dp_loss(eps_tune, eps_release, dlt, sensitivity=method)
     report = TuningReport(
@@ -424,4 +447,5 @@ def end_to_end_dp(
         privacy_loss=loss,
         guarantee=LOCAL_SENSITIVITY,
         tuning=report,
+        secure=calib == "discrete",
     )

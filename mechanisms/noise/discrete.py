@@ -187,8 +187,8 @@ def _draw(
     """Run ``batch`` compiled over ``rows`` and redo its pending rows with ``row`` interpreted.
 
     Small calls (or parameters beyond 64 bits) run every row interpreted; calls of fewer than
-    ``_FEW_ROWS`` rows never compile.  Both forms give the same value for each row.  The result is int64, or an object array of Python ints if
-    some value does not fit in 64 bits.
+    ``_FEW_ROWS`` rows never compile.  Both forms give the same value for each row.  The
+    result is int64, or an object array of Python ints if some value does not fit in 64 bits.
     """
     keys = round_keys(key)
     interpreted: Callable[..., tuple[int, int]] = row.interpreted

@@ -39,7 +39,8 @@ from mechanisms.bayesian_ngrams._data import (
     public_vocabulary,
 )
 from mechanisms.bayesian_ngrams.bayesian import gaussian_noise_scale
-from mechanisms.bayesian_ngrams.laplace import rescale_contributions, threshold_normalise
+from mechanisms.bayesian_ngrams.discrete import discrete_calibration
+from mechanisms.bayesian_ngrams.laplace import cap_contributions, threshold_normalise, word_counts
 from mechanisms.bayesian_ngrams.sensitivity import (
     brute_force_sensitivity,
     claim1_bound,
@@ -333,11 +334,13 @@ def test_classical_noise_scale_formula_and_analytic_is_smaller():
 
 
 @quiet
-def test_release_is_gaussian_around_the_posterior_mean_with_sigma_ps():
+@pytest.mark.parametrize("noise", ["exact", "float"])
+def test_release_is_gaussian_around_the_posterior_mean_with_sigma_ps(noise):
     """log θ − μ_ps is h − μ_ps plus a constant: its centred sample variance must be σ_ps².
 
     (V−1)s²/σ² ~ χ²(V−1); two-sided test at level ALPHA.  Power: the same sample must reject
-    σ·1.3 and σ/1.3.
+    σ·1.3 and σ/1.3.  Exact noise: h = (round(U·μ_ps) + Z)/U with Z discrete Gaussian of
+    σ_U = U·σ_ps; the rounding adds a variance below 1/(12U²), about 10⁻⁸ of σ_ps² here.
     """
     rng = np.random.default_rng(5)
     V = 2000
@@ -347,10 +350,24 @@ def test_release_is_gaussian_around_the_posterior_mean_with_sigma_ps():
     graph = graph_from_dense(dense, words)
     public = dict(zip(words, rng.poisson(5000 * zipf).tolist(), strict=True))
     S, C, rho = 0.5, 2, 0.7
-    r = bayesian_dp(graph, public, 0.2, 1e-6, clip_slope=S, max_count=C, private_weight=rho, rng=6)
+    r = bayesian_dp(
+        graph,
+        public,
+        0.2,
+        1e-6,
+        clip_slope=S,
+        max_count=C,
+        private_weight=rho,
+        noise=noise,
+        rng=6,
+    )
     gamma = naive_sensitivities(dense, S, C).max()
     assert r.sensitivity == pytest.approx(gamma, rel=1e-9)
-    assert r.scale == pytest.approx(rho * gamma * math.sqrt(2 * math.log(1.25e6)) / 0.2)
+    if noise == "float":
+        assert r.scale == pytest.approx(rho * gamma * math.sqrt(2 * math.log(1.25e6)) / 0.2)
+    else:  # fixed point + discrete Gaussian, zCDP calibration (rounding residue ≪ σ)
+        assert r.secure and r.calibration == "discrete"
+        assert r.scale == discrete_calibration(rho * gamma, 0.2, 1e-6, V).sigma
     mean = rho * r_vector(dense, S, C) + (1 - rho) * prior_mean([public[w] for w in words])
     residual = np.log(r.probabilities) - mean
     ss = np.sum((residual - residual.mean()) ** 2)
@@ -417,10 +434,13 @@ def test_noisy_min_selection_frequencies_match_the_stated_probabilities():
 
 
 @quiet
-def test_end_to_end_selection_follows_the_noisy_min_probabilities():
+@quiet
+@pytest.mark.parametrize("noise", ["exact", "float"])
+def test_end_to_end_selection_follows_the_noisy_min_probabilities(noise):
     """Identical persons make every split give the same scores, so end_to_end_dp's choice over
-    many seeds must follow noisy_argmin_probabilities(scores, b).  χ² at level ALPHA; power:
-    the same frequencies must reject the probabilities for b·1.3 and b/1.3."""
+    many seeds must follow the selection's probabilities: noisy_argmin_probabilities(scores, b)
+    for float noise, the exponential mechanism ∝ exp(−q/b) for the exact default.  χ² at level
+    ALPHA; power: the same frequencies must reject the probabilities for b·1.3 and b/1.3."""
     words = ["a", "b", "c", "d", "e"]
     person = np.array([3, 1, 1, 0, 2])
     dense = np.tile(person, (30, 1))
@@ -430,14 +450,22 @@ def test_end_to_end_selection_follows_the_noisy_min_probabilities():
     kwargs = dict(max_count=C, clip_slopes=grid_s, private_weights=grid_rho, tuning_fraction=0.5)
     eps1, eps2, delta = 1.0, 0.5, 1e-6
     runs = [
-        end_to_end_dp(graph, public, eps1, eps2, delta, rng=seed, **kwargs) for seed in range(3000)
+        end_to_end_dp(graph, public, eps1, eps2, delta, noise=noise, rng=seed, **kwargs)
+        for seed in range(3000)
     ]
     scores, rel_terms, tune_terms = expected_tuning(dense, 15, public, grid_s, grid_rho, C)
     b = 2 * np.maximum(rel_terms, tune_terms).max() / eps1
     assert runs[0].tuning.scale == pytest.approx(b, rel=1e-9)
     observed = np.bincount([r.tuning.selected for r in runs], minlength=4)
+
+    def probabilities(scale: float) -> np.ndarray:
+        if noise == "float":
+            return noisy_argmin_probabilities(scores, scale)
+        weights = np.exp(-(scores - scores.min()) / scale)
+        return weights / weights.sum()
+
     for scale, should_pass in [(b, True), (1.3 * b, False), (b / 1.3, False)]:
-        expected = noisy_argmin_probabilities(scores, scale) * len(runs)
+        expected = probabilities(scale) * len(runs)
         assert (stats.chisquare(observed, expected).pvalue > ALPHA) == should_pass
 
 
@@ -663,31 +691,51 @@ def test_end_to_end_with_huge_tuning_epsilon_picks_the_best_score():
 @settings(max_examples=100, deadline=None)
 @given(dense=count_matrices(), W=st.integers(1, 8))
 def test_capped_contributions_and_public_baseline_sensitivity(dense, W):
-    """Each person's capped total ≤ W, and removing one moves c/T by ≤ 2W/T in ℓ1."""
-    pc = rescale_contributions(pc_from_dense(dense, 10**9), W)
+    """Capped counts are integers, no larger than the raw ones, each person's total is
+    min(Σ min(c, W), W); removing a person moves the word counts by ≤ W in ℓ1 and c/T by
+    ≤ 2W/T (the printed public baseline's local sensitivity)."""
+    pc = cap_contributions(pc_from_dense(dense, 10**9), W)
     capped = np.zeros(dense.shape)
     capped[pc.person, pc.word] = pc.count
-    assert np.all(capped.sum(axis=1) <= W * (1 + 1e-12))
-    assert np.allclose(capped.sum(axis=1), np.minimum(dense.sum(axis=1), W))
+    assert np.array_equal(capped, np.round(capped)) and np.all(capped <= dense)
+    assert np.array_equal(capped.sum(axis=1), np.minimum(np.minimum(dense, W).sum(axis=1), W))
+    assert word_counts(pc).tolist() == capped.sum(axis=0).astype(int).tolist()
     total = capped.sum()
     for n in range(dense.shape[0]):
         rest = np.delete(capped, n, axis=0)
+        assert np.abs(capped.sum(0) - rest.sum(0)).sum() <= W
         if rest.sum() > 0:
             moved = np.abs(capped.sum(0) / total - rest.sum(0) / rest.sum()).sum()
             assert moved <= 2 * W / total * (1 + 1e-9)
 
 
+def test_largest_remainders_get_the_units_left():
+    pc = PrivateCounts(
+        np.array([0, 0, 0, 0]), np.array([0, 1, 2, 3]), np.array([3.0, 3.0, 3.0, 1.0]), 1, 4
+    )
+    # W = 5 of T = 10: 1.5, 1.5, 1.5, 0.5 → 1, 1, 1, 0 and two units to the remainders ½,
+    # the lower word ids first.
+    assert cap_contributions(pc, 5).count.tolist() == [2.0, 2.0, 1.0, 0.0]
+    with pytest.raises(InvalidParameterError, match="max_contribution"):
+        cap_contributions(pc, 2**31 + 1)
+
+
 def test_laplace_baseline_is_worst_case_dp_and_warns_only_of_float_noise():
     graph, public = _small_case()
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # exact noise: nothing to warn about
         r = laplace_ngrams(graph, public, 0.5, max_contribution=4, rng=0)
-    assert [w.category for w in caught] == [UnsafeNoiseWarning]  # no PrivacyLeakWarning
-    assert r.secure is False and r.is_private
+        p = laplace_ngrams_public(graph, public, 0.5, max_contribution=4, rng=0)
+    assert r.secure and r.is_private and p.secure and p.worst_case_dp
     assert r.scale == 8.0 and r.sensitivity == 4.0 and r.worst_case_dp
     assert r.guarantee == WORST_CASE and r.privacy_loss == PrivacyLoss(
-        0.5, 0.0, r.privacy_loss.description, curve=NoiseCurve("laplace", 8.0, 4.0)
+        0.5, 0.0, r.privacy_loss.description, curve=NoiseCurve("discrete_laplace", 8.0, 4.0)
     )
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        f = laplace_ngrams(graph, public, 0.5, max_contribution=4, noise="float", rng=0)
+    assert [w.category for w in caught] == [UnsafeNoiseWarning]  # no PrivacyLeakWarning
+    assert not f.secure and f.privacy_loss.curve == NoiseCurve("laplace", 8.0, 4.0)
 
 
 @quiet
@@ -695,13 +743,15 @@ def test_laplace_baselines_without_noise_return_the_capped_distribution():
     """ε huge: both baselines give c/T; the public term of §4.2 cancels before thresholding."""
     graph, public = _small_case()
     vocab = public_vocabulary(public)
-    pc = rescale_contributions(private_counts(graph, vocab), 3)
-    c = np.bincount(pc.word, weights=pc.count, minlength=vocab.size)
-    plain = laplace_ngrams(graph, public, 1e12, max_contribution=3, rng=0)
-    with_public = laplace_ngrams_public(graph, public, 1e12, max_contribution=3, rng=0)
-    np.testing.assert_allclose(plain.probabilities, c / c.sum(), atol=1e-9)
-    np.testing.assert_allclose(with_public.probabilities, c / c.sum(), atol=1e-9)
-    assert with_public.sensitivity == pytest.approx(6 / c.sum())
+    c = word_counts(cap_contributions(private_counts(graph, vocab), 3))
+    for noise in ("exact", "float"):
+        plain = laplace_ngrams(graph, public, 1e12, max_contribution=3, noise=noise, rng=0)
+        with_public = laplace_ngrams_public(
+            graph, public, 1e12, max_contribution=3, noise=noise, rng=0
+        )
+        np.testing.assert_allclose(plain.probabilities, c / c.sum(), atol=1e-9)
+        np.testing.assert_allclose(with_public.probabilities, c / c.sum(), atol=1e-9)
+        assert with_public.sensitivity == 6.0  # 2W: the plain baseline at twice the scale
 
 
 def test_thresholding_falls_back_to_uniform_when_nothing_survives():
@@ -737,8 +787,6 @@ def test_data_dependent_sensitivity_warns_privacy_leak():
     assert r.guarantee == LOCAL_SENSITIVITY and "NOMINAL" in r.privacy_loss.description
     with pytest.warns(PrivacyLeakWarning):
         end_to_end_dp(graph, public, 0.1, 0.5, 1e-6, max_count=1, rng=0)
-    with pytest.warns(PrivacyLeakWarning, match="local sensitivity"):
-        laplace_ngrams_public(graph, public, 1.0, max_contribution=3, rng=0)
 
 
 @pytest.mark.parametrize(
@@ -757,7 +805,9 @@ def test_data_dependent_sensitivity_warns_privacy_leak():
         (dict(private_weight=1.2), "private_weight must lie"),
         (dict(sensitivity="exact"), "unknown sensitivity"),
         (dict(calibration="fast"), "unknown calibration"),
-        (dict(epsilon=1.0), "proven only for ε < 1"),
+        (dict(epsilon=1.0, noise="float"), "proven only for ε < 1"),
+        (dict(noise="gaussian"), "unknown noise"),
+        (dict(delta=1.0), "delta must lie"),
     ],
 )
 def test_bayesian_dp_rejects_bad_parameters(kwargs, match):
@@ -781,6 +831,7 @@ def test_bayesian_dp_rejects_bad_parameters(kwargs, match):
         (dict(tuning_fraction=1.0), "tuning_fraction"),
         (dict(tuning_fraction=0), "tuning_fraction"),
         (dict(max_count=-1), "max_count must be"),
+        (dict(noise="normal"), "unknown noise"),
     ],
 )
 def test_end_to_end_rejects_bad_parameters(kwargs, match):

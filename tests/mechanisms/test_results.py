@@ -62,6 +62,11 @@ CASES: dict[str, tuple[Callable[[int], Release], bool, bool]] = {
     "shifted_inverse": (
         lambda s: mechanisms.shifted_inverse(GRAPH, 1.0, upper=1000, rng=s),
         True,
+        True,
+    ),
+    "shifted_inverse float": (
+        lambda s: mechanisms.shifted_inverse(GRAPH, 1.0, upper=1000, noise="float", rng=s),
+        True,
         False,
     ),
     **{
@@ -80,16 +85,36 @@ CASES: dict[str, tuple[Callable[[int], Release], bool, bool]] = {
     "laplace_ngrams": (
         lambda s: laplace_ngrams(NGRAMS, PUBLIC, 1.0, max_contribution=4, rng=s),
         True,
+        True,
+    ),
+    "laplace_ngrams float": (
+        lambda s: laplace_ngrams(NGRAMS, PUBLIC, 1.0, max_contribution=4, noise="float", rng=s),
+        True,
         False,
     ),
     "laplace_ngrams_public": (
         lambda s: laplace_ngrams_public(NGRAMS, PUBLIC, 1.0, max_contribution=4, rng=s),
-        False,
-        False,
+        True,
+        True,
     ),
     "bayesian_dp": (
         lambda s: bayesian_dp(
             NGRAMS, PUBLIC, 0.5, 1e-6, clip_slope=1.0, max_count=2, private_weight=0.5, rng=s
+        ),
+        False,
+        True,
+    ),
+    "bayesian_dp float": (
+        lambda s: bayesian_dp(
+            NGRAMS,
+            PUBLIC,
+            0.5,
+            1e-6,
+            clip_slope=1.0,
+            max_count=2,
+            private_weight=0.5,
+            noise="float",
+            rng=s,
         ),
         False,
         False,
@@ -97,7 +122,7 @@ CASES: dict[str, tuple[Callable[[int], Release], bool, bool]] = {
     "end_to_end_dp": (
         lambda s: end_to_end_dp(NGRAMS, PUBLIC, 0.2, 0.5, 1e-6, max_count=2, rng=s),
         False,
-        False,
+        True,
     ),
 }
 
