@@ -168,13 +168,13 @@ def laplace_ngrams_loss(
 
 
 def laplace_ngrams_public_loss(
-    epsilon: float, *, max_contribution: int = 1, noise: NoiseMode = "exact"
+    epsilon: float, *, max_contribution: int, noise: NoiseMode = "exact"
 ) -> PrivacyLoss:
     """The loss of :func:`laplace_ngrams_public`: ε-DP in the worst case (ε/2 in fact).
 
     Examples
     --------
-    >>> laplace_ngrams_public_loss(1.0).worst_case
+    >>> laplace_ngrams_public_loss(1.0, max_contribution=3).worst_case
     True
     """
     check_positive_int(max_contribution, "max_contribution", maximum=MAX_CONTRIBUTION)

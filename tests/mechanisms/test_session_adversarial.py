@@ -134,6 +134,13 @@ CASES: dict[str, list[Call]] = {
         ("other label type", ({7: 1}, 0.5), {"max_contribution": 3}),
         ("bad public counts", ({"a": -1}, 0.5), {"max_contribution": 3}),
     ),
+    "laplace_ngrams_public": _cases(
+        (PUBLIC, 0.5),
+        {"max_contribution": 3},
+        ("disjoint vocabulary", ({"zz": 1}, 0.5), {"max_contribution": 3}),
+        ("other label type", ({7: 1}, 0.5), {"max_contribution": 3}),
+        ("zero public total", ({"a": 0}, 0.5), {"max_contribution": 3}),
+    ),
     **{
         name: _cases(
             (0.5, 1e-7), {"max_items": 2}, ("bad max_items", (0.5, 1e-7), {"max_items": 0})
