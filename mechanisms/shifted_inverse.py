@@ -203,8 +203,9 @@ def tau_for(epsilon: float, beta: float, grid_size: int) -> int:
     >>> tau_for(1.0, 0.1, 7002)
     23
     """
-    value = 2.0 / epsilon * math.log(grid_size / beta)
-    if not value <= MAX_TAU:  # also catches inf for a subnormal ε
+    # ε below ~1e-300 (or 0 after selection_epsilon's rounding of a subnormal ε) gives ∞.
+    value = 2.0 / epsilon * math.log(grid_size / beta) if epsilon > 0 else math.inf
+    if not value <= MAX_TAU:
         raise InvalidParameterError(
             f"epsilon={epsilon!r} is too small for the shifted inverse: the shift "
             f"tau = (2/epsilon)*ln(|Y|/beta) exceeds MAX_TAU = {MAX_TAU:,} (it needs 2*tau + 1 "

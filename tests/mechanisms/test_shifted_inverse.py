@@ -388,6 +388,14 @@ def test_shifted_inverse_rejects_bad_parameters(kwargs, match):
         shifted_inverse(g, params.pop("epsilon"), beta=params.pop("beta"), **params)
 
 
+@pytest.mark.parametrize("epsilon", [1e-7, 1e-300, 5e-324])
+def test_tiny_epsilon_is_refused_with_a_reason(epsilon):
+    """τ = (2/ε)·ln(|Y|/β) beyond MAX_TAU, or infinite (a subnormal ε used to end in
+    OverflowError from ceil(inf)), is refused before any work."""
+    with pytest.raises(InvalidParameterError, match="too small for the shifted inverse"):
+        shifted_inverse(_private_items_graph(3, 1), epsilon, upper=100)
+
+
 def test_plan_from_inverse_validates():
     grid = output_grid(10, log_domain=False)
     with pytest.raises(InvalidParameterError, match="2τ"):
