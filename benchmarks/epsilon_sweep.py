@@ -30,7 +30,7 @@ import matching
 from benchmarks._common import RESULTS, machine
 from dpcount import PersonItemGraph, datasets
 from mechanisms.distinct_count import dp_distinct_count, dp_distinct_count_from_curve
-from mechanisms.shifted_inverse import ShiftedInversePlan, plan_shifted_inverse
+from mechanisms.shifted_inverse_mechanism import ShiftedInversePlan, plan_shifted_inverse
 
 EPSILONS = (0.5, 1.0, 2.0, 3.0, 5.0, 7.5, 10.0, 15.0, 20.0, 25.0, 30.0)
 SMOKE_EPSILONS = (1.0, 10.0, 30.0)

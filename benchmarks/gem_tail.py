@@ -34,7 +34,7 @@ import json, math, resource, sys, time
 import numpy as np
 import matching
 from dpcount import PersonItemGraph
-from mechanisms.gem import gem
+from mechanisms.generalized_exponential import gem
 from mechanisms.gem_tail import LinearTailGEM
 ell_max, method = int(sys.argv[1]), sys.argv[2]
 rng = np.random.default_rng(0)

@@ -74,7 +74,7 @@ from dpcount.graph import GroupedGraph, PersonItemGraph
 from dpcount.io import read_triples
 from matching.grouped import grouped_curves
 from mechanisms.distinct_count import dp_distinct_count
-from mechanisms.grouped_distinct_count import grouped_distinct_count
+from mechanisms.grouped_counts import grouped_distinct_count
 from mechanisms.grouped_ell import DEFAULT_ELL_SHARE
 from mechanisms.laplace import discrete_shift
 

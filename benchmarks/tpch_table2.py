@@ -52,8 +52,8 @@ from mechanisms.distinct_count import (
     dp_distinct_count_from_curve,
 )
 from mechanisms.laplace import laplace_lower_bound
-from mechanisms.r2t import r2t, r2t_thresholds, release_r2t, truncated_counts
-from mechanisms.shifted_inverse import plan_shifted_inverse, shifted_inverse
+from mechanisms.race_to_the_top import r2t, r2t_thresholds, release_r2t, truncated_counts
+from mechanisms.shifted_inverse_mechanism import plan_shifted_inverse, shifted_inverse
 
 QUERIES = ("PS.AQ", "L.EP", "O.OD", "L.RD")
 EPSILON = 1.0

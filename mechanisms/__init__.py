@@ -55,18 +55,18 @@ if TYPE_CHECKING:  # the names below, for type checkers (re-exported: `name as n
     from mechanisms.distinct_count import (
         dp_distinct_count_from_curve as dp_distinct_count_from_curve,
     )
-    from mechanisms.gem import gem as gem
-    from mechanisms.gem import gem_normalized_scores as gem_normalized_scores
-    from mechanisms.gem import gem_probabilities as gem_probabilities
-    from mechanisms.grouped_distinct_count import (
+    from mechanisms.generalized_exponential import gem as gem
+    from mechanisms.generalized_exponential import gem_normalized_scores as gem_normalized_scores
+    from mechanisms.generalized_exponential import gem_probabilities as gem_probabilities
+    from mechanisms.grouped_counts import (
         GroupedDistinctCountResult as GroupedDistinctCountResult,
     )
-    from mechanisms.grouped_distinct_count import grouped_distinct_count as grouped_distinct_count
-    from mechanisms.laplace import LaplaceRelease as LaplaceRelease
+    from mechanisms.grouped_counts import grouped_distinct_count as grouped_distinct_count
+    from mechanisms.laplace import LaplaceLowerBound as LaplaceLowerBound
     from mechanisms.laplace import laplace_lower_bound as laplace_lower_bound
     from mechanisms.privacy_loss import privacy_loss_of as privacy_loss_of
-    from mechanisms.r2t import R2TResult as R2TResult
-    from mechanisms.r2t import r2t as r2t
+    from mechanisms.race_to_the_top import R2TResult as R2TResult
+    from mechanisms.race_to_the_top import r2t as r2t
     from mechanisms.release import Release as Release
     from mechanisms.selection import exponential_mechanism as exponential_mechanism
     from mechanisms.selection import permute_and_flip as permute_and_flip
@@ -82,8 +82,8 @@ if TYPE_CHECKING:  # the names below, for type checkers (re-exported: `name as n
     from mechanisms.set_union import policy_laplace as policy_laplace
     from mechanisms.set_union import weighted_gaussian as weighted_gaussian
     from mechanisms.set_union import weighted_laplace as weighted_laplace
-    from mechanisms.shifted_inverse import ShiftedInverseResult as ShiftedInverseResult
-    from mechanisms.shifted_inverse import shifted_inverse as shifted_inverse
+    from mechanisms.shifted_inverse_mechanism import ShiftedInverseResult as ShiftedInverseResult
+    from mechanisms.shifted_inverse_mechanism import shifted_inverse as shifted_inverse
 
 # name -> module that defines it (or the submodule itself), imported on first access (PEP 562).
 # Every registered mechanism is added from its declaration (mechanisms.registry reads the
@@ -102,21 +102,22 @@ _LAZY = {
     "PrivacyLoss": "mechanisms.accounting",
     "DistinctCountResult": "mechanisms.distinct_count",
     "dp_distinct_count_from_curve": "mechanisms.distinct_count",
-    "gem": "mechanisms.gem",
-    "gem_normalized_scores": "mechanisms.gem",
-    "gem_probabilities": "mechanisms.gem",
-    "GroupedDistinctCountResult": "mechanisms.grouped_distinct_count",
-    "LaplaceRelease": "mechanisms.laplace",
+    "gem": "mechanisms.generalized_exponential",
+    "gem_normalized_scores": "mechanisms.generalized_exponential",
+    "gem_probabilities": "mechanisms.generalized_exponential",
+    "GroupedDistinctCountResult": "mechanisms.grouped_counts",
+    "LaplaceLowerBound": "mechanisms.laplace",
+    "LaplaceRelease": "mechanisms.laplace",  # the old name, for one release (it warns)
     "laplace_lower_bound": "mechanisms.laplace",
-    "R2TResult": "mechanisms.r2t",
+    "R2TResult": "mechanisms.race_to_the_top",
     "exponential_mechanism": "mechanisms.selection",
     "permute_and_flip": "mechanisms.selection",
     "SetUnionResult": "mechanisms.set_union",
-    "ShiftedInverseResult": "mechanisms.shifted_inverse",
+    "ShiftedInverseResult": "mechanisms.shifted_inverse_mechanism",
     **_registered(),
 }
 
-__all__ = sorted(_LAZY)
+__all__ = sorted(set(_LAZY) - {"LaplaceRelease"})
 
 
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY, __all__)

@@ -69,8 +69,8 @@ from dpcount.validation import (
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms.accounting import NoiseCurve, PrivacyLoss
 from mechanisms.declaration import register
-from mechanisms.gem import Selection, gem, gem_probabilities
 from mechanisms.gem_tail import LinearTailGEM
+from mechanisms.generalized_exponential import Selection, gem, gem_probabilities
 from mechanisms.laplace import continuous_shift, laplace_lower_bound, laplace_scale
 from mechanisms.noise import NoiseMode, float_laplace, warn_unsafe
 from mechanisms.release import Release, confidence_text

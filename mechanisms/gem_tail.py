@@ -3,8 +3,8 @@
 Knop & Steinke choose ℓ̂ ∈ {1, …, ℓ_max} by GEM on q_ℓ = DC(D;ℓ) − kℓ with Δ_ℓ = ℓ.  From the
 largest degree ℓ* on, DC(D;ℓ) = DC(D) is constant, so past a head ℓ = 1..H (H ≥ ℓ*) the scores
 are q_ℓ = C − kℓ: a straight line.  This module selects from exactly the same distribution as
-:func:`mechanisms.gem.gem` on the full ℓ = 1..m, holding only the head (docs/algorithms.md §3,
-"GEM with a flat tail"):
+:func:`mechanisms.generalized_exponential.gem` on the full ℓ = 1..m, holding only the head
+(docs/algorithms.md §3, "GEM with a flat tail"):
 
 * **Scores.**  With a_ℓ = q_ℓ − tℓ, t = (2/ε)·ln(m/β) and κ = k + t, the tail is a_ℓ = C − κℓ.
   For a head ℓ_i, min over tail j of (a_i − a_j)/(ℓ_i + ℓ_j) is a Möbius function of ℓ_j,
@@ -46,7 +46,7 @@ import numpy as np
 
 from dpcount.common.rng import RNGLike, as_generator
 from dpcount.errors import InvalidParameterError
-from mechanisms.gem import gem_threshold, shifted_normalized_scores
+from mechanisms.generalized_exponential import gem_threshold, shifted_normalized_scores
 from mechanisms.noise import bernoulli_exp, uniform_below
 from mechanisms.selection import _bernoulli_exp_one
 

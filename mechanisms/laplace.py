@@ -25,6 +25,7 @@ True
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -43,7 +44,7 @@ from mechanisms.noise import (
 
 __all__ = [
     "MAX_NOISE_SCALE",
-    "LaplaceRelease",
+    "LaplaceLowerBound",
     "continuous_shift",
     "discrete_shift",
     "discrete_tail",
@@ -109,8 +110,11 @@ def discrete_shift(scale: float | Fraction, beta: float) -> int:
 
 
 @dataclass(frozen=True)
-class LaplaceRelease:
-    """One Laplace release turned into a (1 − β) lower bound.
+class LaplaceLowerBound:
+    """A value plus Laplace noise, minus the noise's (1 − β) quantile: a building block.
+
+    Not a :class:`~mechanisms.Release`: it records no privacy loss; the mechanism that uses
+    it (e.g. :func:`mechanisms.dp_distinct_count`) accounts for its ε.
 
     Attributes
     ----------
@@ -141,7 +145,7 @@ def laplace_lower_bound(
     *,
     noise: NoiseMode = "exact",
     rng: RNGLike = None,
-) -> LaplaceRelease:
+) -> LaplaceLowerBound:
     """Release ``value`` with Laplace noise and subtract the noise's (1 − β) quantile.
 
     Parameters
@@ -172,9 +176,22 @@ def laplace_lower_bound(
             raise InvalidParameterError(f"exact discrete noise needs an integer, got {value!r}")
         z = int(discrete_laplace(scale, rng=rng))
         shift: float = discrete_shift(scale, beta)
-        return LaplaceRelease(int(value) + z - int(shift), z, shift, float(scale), True)
+        return LaplaceLowerBound(int(value) + z - int(shift), z, shift, float(scale), True)
     warn_unsafe("laplace_lower_bound")
     s = float(scale)
     zf = float(float_laplace(s, rng=rng))
     shift = continuous_shift(s, beta)
-    return LaplaceRelease(float(value) + zf - shift, zf, shift, s, False)
+    return LaplaceLowerBound(float(value) + zf - shift, zf, shift, s, False)
+
+
+def __getattr__(name: str) -> type[LaplaceLowerBound]:
+    """``LaplaceRelease``, the old name of :class:`LaplaceLowerBound`, for one release."""
+    if name == "LaplaceRelease":
+        warnings.warn(
+            "mechanisms.laplace.LaplaceRelease is now LaplaceLowerBound (it is a lower bound, "
+            "not a Release with a privacy loss); the old name goes in the next release",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return LaplaceLowerBound
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -82,7 +82,7 @@ def registered_modules() -> dict[str, str]:
     Examples
     --------
     >>> registered_modules()["r2t"]
-    'mechanisms.r2t'
+    'mechanisms.race_to_the_top'
     """
     return {e.name: e.module for e in _entries().values()}
 

@@ -118,7 +118,7 @@ def test_no_module_takes_another_rooms_private_names() -> None:
 @pytest.mark.parametrize(
     ("file", "line"),
     [
-        ("mechanisms/r2t.py", "from dpcount.io._strategy import stream_pairs"),
+        ("mechanisms/race_to_the_top.py", "from dpcount.io._strategy import stream_pairs"),
         ("matching/flow.py", "from dpcount.graph.labels import label_kind, _is_nan"),
         ("dpcount/graph/labels.py", "import dpcount.io._sql"),
         ("dpcount/io/pairs.py", "from dpcount.graph.grouped import _offsets"),

@@ -1,7 +1,7 @@
 """``dpcount count ... --group COLUMN``: a private lower bound per group (GROUP BY).
 
 Hooked into ``dpcount count``: with ``--group`` the command reads (person, group, item) triples
-and runs :func:`mechanisms.grouped_distinct_count.grouped_distinct_count`, printing one row per
+and runs :func:`mechanisms.grouped_counts.grouped_distinct_count`, printing one row per
 released group as a table, CSV (``--csv``) or JSON (``--json``).
 """
 
@@ -15,7 +15,7 @@ import numpy as np
 
 import dpcount
 from dpcount.graph import GroupedGraph
-from mechanisms.grouped_distinct_count import GroupedDistinctCountResult, grouped_distinct_count
+from mechanisms.grouped_counts import GroupedDistinctCountResult, grouped_distinct_count
 from mechanisms.release import confidence_text, seeded_copy
 
 from ._common import (

@@ -13,7 +13,7 @@ import pytest
 
 from dpcount.cli import main
 from dpcount.io import read_triples
-from mechanisms.grouped_distinct_count import grouped_distinct_count
+from mechanisms.grouped_counts import grouped_distinct_count
 
 ARGS = ["--person", "user", "--item", "product", "--group", "region", "--max-groups", "2"]
 

@@ -28,7 +28,10 @@ SCRIPT = textwrap.dedent(
     from matching.greedy import greedy_curve
     from matching.incremental import _incremental_kernel, incremental_curve
     from matching.sampling import pair_ranks, sampling_curve
-    from mechanisms.gem import gem_normalized_scores, gem_normalized_scores_naive
+    from mechanisms.generalized_exponential import (
+        gem_normalized_scores,
+        gem_normalized_scores_naive,
+    )
     from mechanisms.set_union._bounding import CappedSets, cap_contributions
     from mechanisms.set_union.greedy_policy import greedy_policy_weights
     from mechanisms.set_union.policy import l1_descent_weights, l2_descent_weights

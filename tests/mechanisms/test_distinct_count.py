@@ -25,7 +25,7 @@ from mechanisms.distinct_count import (
     dp_distinct_count,
     dp_distinct_count_from_curve,
 )
-from mechanisms.gem import gem_probabilities
+from mechanisms.generalized_exponential import gem_probabilities
 from mechanisms.laplace import discrete_shift, laplace_scale
 from tests.strategies import graphs
 

@@ -10,7 +10,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mechanisms.gem import _envelope_scores, _hull, _shifted_scores
+from mechanisms.generalized_exponential import _envelope_scores, _hull, _shifted_scores
 from mechanisms.set_union._bounding import CappedSets, _partial_shuffles
 from mechanisms.set_union.greedy_policy import _greedy
 from mechanisms.set_union.policy import _l1_descent, _l2_descent

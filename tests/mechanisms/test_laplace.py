@@ -13,7 +13,7 @@ from scipy import stats
 
 from dpcount.errors import InvalidParameterError, UnsafeNoiseWarning
 from mechanisms.laplace import (
-    LaplaceRelease,
+    LaplaceLowerBound,
     continuous_shift,
     discrete_shift,
     discrete_tail,
@@ -58,7 +58,7 @@ def test_laplace_scale_is_exact_and_never_smaller(sensitivity, epsilon):
 
 def test_release_fields():
     r = laplace_lower_bound(100, sensitivity=2, epsilon=1.0, beta=0.05, rng=0)
-    assert isinstance(r, LaplaceRelease) and r.secure
+    assert isinstance(r, LaplaceLowerBound) and r.secure
     assert isinstance(r.estimate, int) and isinstance(r.noise, int)
     assert r.estimate == 100 + r.noise - r.shift
     assert r.shift == discrete_shift(2, 0.05) and r.scale == 2.0

@@ -13,7 +13,7 @@ from dpcount.errors import InvalidParameterError
 from mechanisms import dp_sips, grouped_distinct_count, r2t, set_union, shifted_inverse
 from mechanisms.inverse import lp_inverse
 from mechanisms.set_union.calibration import MECHANISMS
-from mechanisms.shifted_inverse import MAX_TAU, plan_shifted_inverse
+from mechanisms.shifted_inverse_mechanism import MAX_TAU, plan_shifted_inverse
 
 GRAPH = PersonItemGraph.from_sets({f"p{k}": {k, k + 1, 99} for k in range(30)})
 MiB = 2**20

@@ -253,8 +253,8 @@ _BUDGET = {"epsilon", "delta", "epsilon_tune", "epsilon_release", "thresholds"}
 
 def _public_mechanisms() -> list[Callable[..., Any]]:
     from mechanisms.distinct_count import dp_distinct_count_from_curve
-    from mechanisms.r2t import release_r2t
-    from mechanisms.shifted_inverse import plan_shifted_inverse
+    from mechanisms.race_to_the_top import release_r2t
+    from mechanisms.shifted_inverse_mechanism import plan_shifted_inverse
 
     names = ["dp_distinct_count", "r2t", "shifted_inverse", *SET_UNION]
     return [

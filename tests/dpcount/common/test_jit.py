@@ -66,7 +66,7 @@ def _run_child(script: str, env_changes: dict[str, str | None]) -> subprocess.Co
 KERNEL_SCRIPT = """
     import os
     import numpy as np
-    from mechanisms.gem import _hull
+    from mechanisms.generalized_exponential import _hull
 
     hull = _hull.compiled(np.array([0.0, 1.0, 0.0]), np.array([1.0, 2.0, 3.0]))
     print(hull.tolist(), os.environ.get("NUMBA_CACHE_DIR"))

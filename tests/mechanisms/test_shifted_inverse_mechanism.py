@@ -6,7 +6,6 @@ the same test, run on a deliberately wrong mechanism, must fail.
 
 from __future__ import annotations
 
-import importlib
 import math
 import warnings
 
@@ -15,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from scipy import stats
 
+import mechanisms.shifted_inverse_mechanism as si
 from dpcount import PersonItemGraph
 from dpcount.errors import InvalidParameterError, UnsafeNoiseWarning
 from mechanisms.inverse import (
@@ -25,7 +25,7 @@ from mechanisms.inverse import (
     lp_removed,
     lp_removed_highs,
 )
-from mechanisms.shifted_inverse import (
+from mechanisms.shifted_inverse_mechanism import (
     output_grid,
     plan_from_inverse,
     plan_shifted_inverse,
@@ -35,8 +35,6 @@ from mechanisms.shifted_inverse import (
     tau_for,
 )
 from tests.strategies import graphs, neighbours
-
-si = importlib.import_module("mechanisms.shifted_inverse")  # shadowed by the function
 
 ALPHA = 1e-3  # false-failure rate of each statistical test below
 

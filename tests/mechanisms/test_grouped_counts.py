@@ -12,7 +12,7 @@ import matching
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.graph import GroupedGraph, PersonItemGraph
 from matching.grouped import grouped_curves
-from mechanisms.grouped_distinct_count import grouped_distinct_count
+from mechanisms.grouped_counts import grouped_distinct_count
 
 KEY = 0x0123456789ABCDEF
 GROUPS = "abcd"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import math
 
 import numpy as np
@@ -11,16 +10,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
+import mechanisms.generalized_exponential as gem_module
 from dpcount.errors import InvalidParameterError
-from mechanisms.gem import (
+from mechanisms.generalized_exponential import (
     gem,
     gem_normalized_scores,
     gem_normalized_scores_naive,
     gem_probabilities,
     gem_threshold,
 )
-
-gem_module = importlib.import_module("mechanisms.gem")  # the package exports a function gem
 
 ALPHA = 1e-4  # false-failure rate of each statistical assertion
 

@@ -1,4 +1,4 @@
-"""Tests of R2T (mechanisms/r2t.py).
+"""Tests of R2T (mechanisms/race_to_the_top.py).
 
 Statistical tests use fixed seeds; each states its false-failure rate and has a power check:
 the same test, run on a deliberately wrong mechanism (shift or noise scale off by 30 %), fails.
@@ -6,7 +6,6 @@ the same test, run on a deliberately wrong mechanism (shift or noise scale off b
 
 from __future__ import annotations
 
-import importlib
 import math
 from fractions import Fraction
 
@@ -15,13 +14,12 @@ import pytest
 from hypothesis import given, settings
 from scipy import stats
 
+import mechanisms.race_to_the_top as r2t_module
 from dpcount import PersonItemGraph
 from dpcount.errors import InvalidParameterError, UnsafeNoiseWarning
 from mechanisms.laplace import discrete_shift, discrete_tail, laplace_scale
-from mechanisms.r2t import r2t, r2t_thresholds, release_r2t, truncated_counts
+from mechanisms.race_to_the_top import r2t, r2t_thresholds, release_r2t, truncated_counts
 from tests.strategies import neighbours
-
-r2t_module = importlib.import_module("mechanisms.r2t")  # the package exports a function r2t
 
 ALPHA = 1e-3  # false-failure rate of each statistical test below
 
