@@ -1,6 +1,6 @@
 """How a grouped distinct count chooses ℓ: once for all groups, per group, or not at all.
 
-After each person keeps at most k groups (:mod:`mechanisms.grouped_distinct_count`), the table
+After each person keeps at most k groups (:mod:`mechanisms.grouped_counts`), the table
 of counts has a budget ε_count.  Three rules spend it (docs/grouped.md has the comparison):
 
 * ``"shared"`` – **one ℓ for all groups.**  GEM (Knop & Steinke Algorithm 3) with

@@ -11,7 +11,7 @@ from dpcount import datasets
 from dpcount.cli import main
 from dpcount.io import read_triples
 from mechanisms.distinct_count import dp_distinct_count
-from mechanisms.grouped_distinct_count import grouped_distinct_count
+from mechanisms.grouped_counts import grouped_distinct_count
 
 
 def test_public_ell_spends_all_of_epsilon_on_the_count(capsys):

@@ -18,10 +18,10 @@ from scipy import stats
 from dpcount.errors import InvalidParameterError, UnsafeNoiseWarning
 from matching.grouped import grouped_curves
 from mechanisms.distinct_count import gem_ell
-from mechanisms.grouped_distinct_count import grouped_distinct_count
+from mechanisms.grouped_counts import grouped_distinct_count
 from mechanisms.grouped_ell import plan_ell, shared_curve
 from mechanisms.laplace import discrete_shift, laplace_scale
-from tests.mechanisms.test_grouped_distinct_count import KEY, _graph, _one_item_each, triple
+from tests.mechanisms.test_grouped_counts import KEY, _graph, _one_item_each, triple
 
 ALPHA = 1e-4  # false-failure rate of each statistical assertion
 
