@@ -23,7 +23,7 @@ from dpcount.cli import main
 from dpcount.graph import GraphSummary
 from dpcount.triples import read_triples
 from mechanisms.distinct_count import DistinctCountResult, dp_distinct_count
-from mechanisms.grouped_distinct_count import GroupedDistinctCountResult, grouped_distinct_count
+from mechanisms.grouped_counts import GroupedDistinctCountResult, grouped_distinct_count
 from mechanisms.set_union import SetUnionResult
 
 #: Fields every private release's JSON carries, grouped or not.

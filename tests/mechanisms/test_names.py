@@ -11,7 +11,7 @@ import warnings
 import pytest
 
 import mechanisms
-from mechanisms._result import Release
+from mechanisms.release import Release
 
 PACKAGES = ["mechanisms", "mechanisms.set_union", "mechanisms.bayesian_ngrams"]
 
