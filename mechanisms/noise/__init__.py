@@ -23,7 +23,7 @@ Examples
 --------
 >>> from fractions import Fraction
 >>> discrete_laplace(Fraction(4), rng=1, size=5).tolist()
-[...]
+[22, 8, 0, 3, -6]
 >>> rational_scale_at_least(2 / 0.3) >= Fraction(2) / Fraction(0.3)
 True
 """
