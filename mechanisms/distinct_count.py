@@ -73,7 +73,7 @@ from mechanisms.gem_tail import LinearTailGEM
 from mechanisms.generalized_exponential import Selection, gem, gem_probabilities
 from mechanisms.laplace import continuous_shift, laplace_lower_bound, laplace_scale
 from mechanisms.noise import NoiseMode, float_laplace, warn_unsafe
-from mechanisms.release import Release, confidence_text
+from mechanisms.release import Release, confidence_text, count_lower_bound
 
 __all__ = [
     "COUNTINGS",
@@ -190,10 +190,14 @@ class DistinctCountResult(Release):
         """1 − β: the probability that ``estimate`` is below the true distinct count."""
         return 1.0 - self.beta
 
+    @property
+    def lower_bound(self) -> int:
+        """The bound as a count of items: ⌈``estimate``⌉, and 0 when it is negative."""
+        return count_lower_bound(self.estimate)
+
     def _sentences(self) -> list[str]:
         level = confidence_text(self.beta)
-        # DC(D) is an integer, so ν̂ ≤ DC(D) also gives ⌈ν̂⌉ ≤ DC(D) (float noise).
-        count = f"{max(0, math.ceil(self.estimate)):,}"
+        count = f"{self.lower_bound:,}"
         raw = "" if self.estimate >= 0 else f" (the raw estimate {self.estimate:,} is negative)"
         noise = "exact discrete Laplace" if self.noise == "exact" else "floating-point Laplace"
         how = (

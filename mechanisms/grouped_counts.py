@@ -67,7 +67,7 @@ from matching.grouped import grouped_curves
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.declaration import register
 from mechanisms.grouped_ell import DEFAULT_ELL_SHARE, ell_loss, plan_ell, release_rows
-from mechanisms.release import Release, html_grid
+from mechanisms.release import Release, count_lower_bound, html_grid
 
 __all__ = [
     "GroupRow",
@@ -90,6 +90,11 @@ class GroupRow:
     estimate: int | float
     ell: int
     scale: float
+
+    @property
+    def lower_bound(self) -> int:
+        """The group's bound as a count of items: ⌈``estimate``⌉, and 0 when it is negative."""
+        return count_lower_bound(self.estimate)
 
 
 @dataclass(frozen=True)

@@ -55,7 +55,7 @@ import numpy as np
 
 from mechanisms.accounting import PrivacyLoss
 
-__all__ = ["Release", "confidence_text", "html_table", "seeded_copy"]
+__all__ = ["Release", "confidence_text", "count_lower_bound", "html_table", "seeded_copy"]
 
 R = TypeVar("R", bound="Release")
 
@@ -113,6 +113,19 @@ def confidence_text(beta: float) -> str:
     # The β the caller wrote (its shortest decimal), not the float's binary expansion.
     percent = (1 - Decimal(repr(float(beta)))) * 100
     return f"{percent.quantize(Decimal('0.01'), rounding=ROUND_DOWN).normalize():f}%"
+
+
+def count_lower_bound(estimate: float) -> int:
+    """A released lower bound ν̂ on a count, as a count: ⌈ν̂⌉, and 0 when ν̂ is negative.
+
+    A count is an integer, so ν̂ ≤ count also gives ⌈ν̂⌉ ≤ count (floating-point noise too).
+
+    Examples
+    --------
+    >>> count_lower_bound(41.2), count_lower_bound(-3), count_lower_bound(7)
+    (42, 0, 7)
+    """
+    return max(0, math.ceil(estimate))
 
 
 def loss_text(loss: PrivacyLoss) -> str:

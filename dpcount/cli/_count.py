@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
 import dpcount
@@ -136,15 +135,10 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def lower_bound(result: DistinctCountResult) -> int:
-    """The bound as a count of items: ⌈ν̂⌉, and 0 when ν̂ is negative."""
-    return max(0, math.ceil(result.estimate))
-
-
 def report(result: DistinctCountResult, source: Source) -> str:
     """The human-readable release: the bound on one line, then the result's own sentences."""
     headline = (
-        f"{source.describe()}: at least {lower_bound(result):,} distinct items "
+        f"{source.describe()}: at least {result.lower_bound:,} distinct items "
         f"(private lower bound, ε = {result.epsilon:g}, ℓ = {result.ell})"
     )
     return wrap(f"{headline}\n{result}")
@@ -157,7 +151,7 @@ CSV_COLUMNS = ("lower_bound", "estimate", "ell", "epsilon", "beta", "confidence"
 def result_csv(result: DistinctCountResult) -> str:
     """The release as a one-row CSV table: the bound, ν̂ as released, and what it cost."""
     row = [
-        lower_bound(result),
+        result.lower_bound,
         result.estimate,
         result.ell,
         result.epsilon,
@@ -175,7 +169,7 @@ def result_json(result: DistinctCountResult, source: Source, seed: int | None) -
     """
     return {
         **result.to_dict(),
-        "lower_bound": lower_bound(result),
+        "lower_bound": result.lower_bound,
         "confidence": result.confidence,
         "source": source.to_json(),
         "seed": seed,

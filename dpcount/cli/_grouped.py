@@ -8,7 +8,6 @@ released group as a table, CSV (``--csv``) or JSON (``--json``).
 from __future__ import annotations
 
 import argparse
-import math
 from typing import Any
 
 import numpy as np
@@ -168,14 +167,10 @@ def _typed_keys(keys: list[str], labels: np.ndarray) -> list[Any]:
     return out
 
 
-def _bound(estimate: float) -> int:
-    return max(0, math.ceil(estimate))
-
-
 def table_csv(result: GroupedDistinctCountResult) -> str:
     """``group,lower_bound,estimate,ell,scale`` rows: ``lower_bound`` is what the table shows
     (⌈ν̂⌉, at least 0), ``estimate`` the released ν̂ (negative on groups with little data)."""
-    rows = ([r.group, _bound(r.estimate), r.estimate, r.ell, r.scale] for r in result.rows)
+    rows = ([r.group, r.lower_bound, r.estimate, r.ell, r.scale] for r in result.rows)
     return csv_text(["group", "lower_bound", "estimate", "ell", "scale"], rows)
 
 
@@ -192,7 +187,10 @@ def grouped_json(
     result (``--seed``) says ``is_private: false`` and ``seeded: true``.
     """
     doc = result.to_dict()
-    rows = [row | {"lower_bound": _bound(row["estimate"])} for row in doc.pop("rows")]
+    rows = [
+        row | {"lower_bound": r.lower_bound}
+        for row, r in zip(doc.pop("rows"), result.rows, strict=True)
+    ]
     return {
         **doc,
         "confidence": 1 - result.group_beta,
@@ -213,7 +211,7 @@ def table_text(result: GroupedDistinctCountResult, source: Source) -> str:
         + f", keys: {result.selection})"
     )
     rows = [["group", "at least", "ℓ", "noise scale"]] + [
-        [str(r.group), f"{_bound(r.estimate):,}", str(r.ell), f"{r.scale:g}"] for r in result.rows
+        [str(r.group), f"{r.lower_bound:,}", str(r.ell), f"{r.scale:g}"] for r in result.rows
     ]
     widths = [max(len(row[c]) for row in rows) for c in range(4)]
     lines = [

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import mechanisms
-from dpcount import PersonItemGraph
+from dpcount import GroupedGraph, PersonItemGraph
 from dpcount.errors import BudgetExceededError, UnsafeNoiseWarning
 from mechanisms import registry, set_union
 from mechanisms._defaults import DEFAULT_BETA
@@ -29,6 +29,11 @@ from mechanisms.bayesian_ngrams import (
 from mechanisms.release import Release, seeded_copy
 
 GRAPH = PersonItemGraph.from_sets({f"p{i:03d}": {i % 40, (i + 1) % 40, 99} for i in range(120)})
+GROUPED = GroupedGraph.from_triples(
+    [f"p{i:03d}" for i in range(120)],
+    ["ab"[i % 2] for i in range(120)],
+    [i % 40 for i in range(120)],
+)
 NGRAMS = PersonItemGraph.from_sets(
     {f"u{k:03d}": {"a b": 3, "b c": 1, f"x{k % 5}": 1} for k in range(200)}
 )
@@ -282,3 +287,21 @@ def test_options_are_keyword_only(f: Callable[..., Any]) -> None:
 def test_one_beta_default(f: Callable[..., Any]) -> None:
     beta = inspect.signature(f).parameters.get("beta")
     assert beta is None or beta.default == DEFAULT_BETA == 0.05
+
+
+def test_lower_bound_is_the_count_the_text_shows() -> None:
+    """``lower_bound`` (plain and per group) is ⌈estimate⌉ clipped at 0, as printed and in JSON."""
+    plain = mechanisms.dp_distinct_count(GRAPH, 1.0, rng=3)
+    assert plain.lower_bound == max(0, math.ceil(plain.estimate))
+    assert f"at least {plain.lower_bound:,}" in str(plain) or f"≥ {plain.lower_bound:,}" in str(
+        plain
+    )
+    grouped = mechanisms.grouped_distinct_count(
+        GROUPED, 1.0, groups=["a", "b"], max_groups=1, ell=1, rng=3
+    )
+    assert [r.lower_bound for r in grouped.rows] == [
+        max(0, math.ceil(r.estimate)) for r in grouped.rows
+    ]
+    # Power: a group with a negative estimate shows 0, not the estimate.
+    negative = dataclasses.replace(grouped.rows[0], estimate=-13)
+    assert negative.lower_bound == 0
