@@ -77,7 +77,7 @@ def test_check_keys_refuses(value, message):
 
 
 def test_the_grouped_count_refuses_a_string_of_groups():
-    from mechanisms.grouped_distinct_count import grouped_distinct_count
+    from mechanisms.grouped_counts import grouped_distinct_count
 
     grouped = GroupedGraph.from_triples([1, 2], ["a", "b"], [5, 6])
     for groups, message in (("ab", "split into letters"), ([["a"]], "hashable")):
@@ -87,7 +87,7 @@ def test_the_grouped_count_refuses_a_string_of_groups():
 
 def test_a_huge_max_groups_is_refused_in_one_line():
     """A 400-digit ``max_groups`` ended in ``OverflowError``."""
-    from mechanisms.grouped_distinct_count import grouped_distinct_count
+    from mechanisms.grouped_counts import grouped_distinct_count
 
     grouped = GroupedGraph.from_triples([1, 2], ["a", "b"], [5, 6])
     for huge, shown in ((10**400, "a 401-digit integer"), (2**31, "2147483648")):
