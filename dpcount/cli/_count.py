@@ -25,7 +25,7 @@ from ._common import (
 from ._formats import add_output_arguments, csv_text, emit, finish, formatted, output_target
 from ._grouped import add_grouped_arguments, grouped_requested, run_grouped
 from ._progress import progress
-from ._spark import add_engine_arguments, spark_count
+from ._spark import add_engine_arguments, check_spark, spark_count
 
 EPILOG = """\
 examples:
@@ -106,6 +106,7 @@ def run(args: argparse.Namespace) -> int:
     if grouped_requested(args):
         return run_grouped(args)
     source = source_from_args(args)
+    check_spark(args, source)
     target = output_target(args, source.inputs())
     show = show_progress(args)
     if args.engine == "spark":

@@ -1,16 +1,34 @@
-"""``--engine spark``: run ``count`` and ``union`` on a Spark cluster (extra ``spark``)."""
+"""``--engine spark``: run ``count`` and ``union`` on a Spark cluster (extra ``spark``).
+
+Everything Spark cannot run is refused by :func:`check_spark` before the JVM starts (Spark's
+start-up takes tens of seconds); the session comes from
+:func:`dpcount.spark.dpcount_session`, which gives a session it creates settings that
+suit its master and lets the master of ``spark-submit`` win.
+"""
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import warnings
 from typing import Any
 
-from ._common import Source, UserError
+from mechanisms.registry import names
+
+from ._common import Source, UserError, note
+
+#: Read options of the local readers that Spark's reader does not take.
+_LOCAL_READ_OPTIONS = {
+    "no_header": "--no-header",
+    "columns": "--columns",
+    "delimiter": "--delimiter",
+    "encoding": "--encoding",
+    "format": "--format",
+}
 
 
 def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
-    """``--engine`` and ``--spark-master``."""
+    """``--engine``, ``--spark-master`` and ``--spark-conf``."""
     group = parser.add_argument_group("engine")
     group.add_argument(
         "--engine",
@@ -20,33 +38,94 @@ def add_engine_arguments(parser: argparse.ArgumentParser) -> None:
     )
     group.add_argument(
         "--spark-master",
-        default="local[*]",
         metavar="URL",
-        help="Spark master for --engine spark (default: local[*]; under spark-submit the "
-        "submitted master wins)",
+        help="Spark master for --engine spark (default: the master given to spark-submit or "
+        "in spark-defaults.conf, else local[*])",
+    )
+    group.add_argument(
+        "--spark-conf",
+        action="append",
+        type=spark_setting,
+        default=[],
+        metavar="KEY=VALUE",
+        help="a Spark setting for --engine spark, e.g. spark.driver.memory=6g (repeatable; "
+        "wins over dpcount's defaults: 2 shuffle partitions per local core, quiet logs)",
     )
 
 
-def _session(args: argparse.Namespace, source: Source) -> Any:
+def spark_setting(text: str) -> tuple[str, str]:
+    """``KEY=VALUE`` as a pair (argparse type of ``--spark-conf``).
+
+    Examples
+    --------
+    >>> spark_setting("spark.sql.shuffle.partitions=8")
+    ('spark.sql.shuffle.partitions', '8')
+    """
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip() or not value:
+        raise argparse.ArgumentTypeError(f"{text!r} is not KEY=VALUE")
+    return key.strip(), value
+
+
+def spark_algorithm() -> str:
+    """The set-union mechanism ``union --engine spark`` runs without ``--algorithm``: the
+    default of :func:`dpcount.spark.set_union`."""
+    from dpcount.spark import set_union
+
+    return str(inspect.signature(set_union).parameters["mechanism"].default)
+
+
+def check_spark(args: argparse.Namespace, source: Source) -> None:
+    """Refuse, before Spark starts, what ``--engine spark`` cannot run; check the flags that
+    only apply to it."""
+    if args.engine != "spark":
+        for flag, given in (
+            ("--spark-master", args.spark_master),
+            ("--spark-conf", args.spark_conf),
+        ):
+            if given:
+                raise UserError(f"{flag} applies to --engine spark")
+        return
     if source.kind != "file":
         raise UserError("--engine spark reads a FILE (Parquet, CSV or JSON) or a directory of them")
+    for name, flag in _LOCAL_READ_OPTIONS.items():
+        if getattr(args, name, None) not in (None, False):
+            raise UserError(
+                f"{flag} applies to the local engine; --engine spark reads Parquet, JSON or CSV "
+                "with a header, by the file's suffix"
+            )
+    algorithm = getattr(args, "algorithm", None)
+    if algorithm is None:
+        return
+    available = names(family="set_union", engine="spark")
+    if algorithm not in available:
+        raise UserError(
+            f"--algorithm {algorithm} cannot run on Spark (the policy mechanisms are sequential "
+            f"by nature); choose one of {', '.join(available)}, or drop --engine spark"
+        )
+
+
+def _session(args: argparse.Namespace, command: str) -> Any:
+    """The session (created with dpcount's settings unless one is active), and a note on
+    stderr saying where the job runs: a submitted job that silently ran on the driver alone
+    shows ``local[*]`` there."""
     try:
-        from pyspark.sql import SparkSession
+        from dpcount.spark import dpcount_session
     except ImportError as exc:
-        raise UserError("--engine spark needs PySpark: pip install 'dpcount[spark]'") from exc
+        raise UserError("--engine spark needs PySpark: pip install '.[spark]'") from exc
     # PySpark 4.x warns on every Arrow call under pandas 3; dpcount's use of pandas is plain.
     warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
-    builder = SparkSession.builder.appName("dpcount")
-    if SparkSession.getActiveSession() is None:
-        builder = builder.master(args.spark_master)
-    return builder.getOrCreate()
+    session = dpcount_session(args.spark_master, dict(args.spark_conf))
+    partitions = session.conf.get("spark.sql.shuffle.partitions")
+    note(command, f"Spark master {session.sparkContext.master}, {partitions} shuffle partitions")
+    return session
 
 
 def spark_count(args: argparse.Namespace, source: Source) -> Any:
     """``dpcount count --engine spark``."""
     from dpcount.spark import distinct_count, source_frame
 
-    _session(args, source)  # active from here on; source_frame reads through it
+    _session(args, "count")  # active from here on; source_frame reads through it
     return distinct_count(
         source_frame(source.value),
         source.person,
@@ -65,7 +144,7 @@ def spark_union(args: argparse.Namespace, source: Source) -> Any:
     """``dpcount union --engine spark``."""
     from dpcount.spark import set_union, source_frame
 
-    _session(args, source)
+    _session(args, "union")
     return set_union(
         source_frame(source.value),
         source.person,

@@ -32,7 +32,7 @@ from ._common import (
 from ._formats import add_output_arguments, csv_text, emit, formatted, output_target
 from ._outputs import OutputFile
 from ._progress import progress
-from ._spark import add_engine_arguments, spark_union
+from ._spark import add_engine_arguments, check_spark, spark_algorithm, spark_union
 
 if TYPE_CHECKING:  # the set-union package loads its compiled kernels; import it when run
     from mechanisms.set_union import SetUnionResult
@@ -72,8 +72,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     group.add_argument(
         "--algorithm",
         choices=ALGORITHMS,
-        default=ALGORITHMS[0],
-        help=f"set-union mechanism (default: {ALGORITHMS[0]})",
+        help=f"set-union mechanism (default: {DEFAULT_ALGORITHM}; with --engine spark: "
+        "weighted_gaussian)",
     )
     group.add_argument(
         "--epsilon",
@@ -105,6 +105,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     """Read the data, run the set-union mechanism and write the released items."""
     source = source_from_args(args)
+    if args.algorithm is None:
+        args.algorithm = spark_algorithm() if args.engine == "spark" else DEFAULT_ALGORITHM
+    check_spark(args, source)
     target = output_target(args, source.inputs())
     show = show_progress(args)
     with warnings.catch_warnings():

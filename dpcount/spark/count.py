@@ -8,8 +8,10 @@ GEM and the Laplace release run through
 :func:`mechanisms.distinct_count.dp_distinct_count_from_curve`.
 With the same seed the curve, and hence the release, equals the local ``counting="sampling"``.
 
-``counting="matching"`` / ``"greedy"`` need the whole graph: it is encoded in Spark and
-collected (:func:`dpcount.spark.read_pairs`, refused above its pair limit), then solved locally.
+``counting="matching"`` (the default, as in the local function and the CLI) and ``"greedy"``
+need the whole graph: it is encoded in Spark and collected (:func:`dpcount.spark.read_pairs`),
+then solved locally.  Above the driver's pair limit that is refused with a message naming
+``counting="sampling"``, the distributed option.
 """
 
 from __future__ import annotations
@@ -72,7 +74,7 @@ def distinct_count(
     beta: float = DEFAULT_BETA,
     ell_max: int = 100,
     ell: int | None = None,
-    counting: Counting = "sampling",
+    counting: Counting = "matching",
     selection: SelectionRule = "gem",
     noise: NoiseMode = "exact",
     rng: RNGLike = None,
@@ -90,7 +92,10 @@ def distinct_count(
         As in :func:`mechanisms.dp_distinct_count` (a public ``ell`` spends all of ε on the
         count; only DC(D;ℓ) up to that ℓ is computed).
     counting
-        ``"sampling"`` (distributed) or ``"matching"`` / ``"greedy"`` (collected, local).
+        ``"matching"`` (the default, as in the local function) or ``"greedy"``: the graph is
+        collected to the driver, up to ``max_pairs`` pairs, and solved locally.
+        ``"sampling"``: distributed, only a histogram of at most ℓ_max rows reaches the driver;
+        for data whose graph does not fit the driver.
     rng
         As in the local function; the same seed gives the same release as the local path.
     max_pairs

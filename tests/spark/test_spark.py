@@ -174,7 +174,9 @@ def test_sampling_release_equals_local_with_same_seed(spark: Any) -> None:
     items = [int(i) for i in rng.integers(0, 80, 300)]
     graph = PersonItemGraph.from_pairs(persons, items)
     for seed in (0, 1):
-        got = distinct_count(_frame(spark, persons, items), "u", "w", 1.0, ell_max=8, rng=seed)
+        got = distinct_count(
+            _frame(spark, persons, items), "u", "w", 1.0, ell_max=8, counting="sampling", rng=seed
+        )
         want = dp_distinct_count(graph, 1.0, ell_max=8, counting="sampling", rng=seed)
         assert (got.estimate, got.ell) == (want.estimate, want.ell)
 
@@ -188,7 +190,8 @@ def test_sampling_curve_lower_bound_coverage(spark: Any) -> None:
     df = _frame(spark, persons, items).cache()
     truth = len(set(items))
     misses = sum(
-        distinct_count(df, "u", "w", 1.0, beta=0.2, ell_max=6, rng=s).estimate > truth
+        distinct_count(df, "u", "w", 1.0, beta=0.2, ell_max=6, counting="sampling", rng=s).estimate
+        > truth
         for s in range(12)
     )
     assert misses < 7
@@ -259,7 +262,7 @@ def test_driver_receives_no_per_pair_rows(spark: Any, monkeypatch: pytest.Monkey
     items = [f"i{i}" for i in rng.integers(0, n_items, n_pairs)]
     df = _frame(spark, persons, items).cache()
     set_union(df, "u", "w", epsilon=1.0, delta=1e-5, max_items=3, rng=1)
-    distinct_count(df, "u", "w", 1.0, ell_max=5, rng=1)
+    distinct_count(df, "u", "w", 1.0, ell_max=5, counting="sampling", rng=1)
     assert rows and max(rows) <= n_items
 
 
