@@ -29,15 +29,16 @@ import ast
 import functools
 import importlib
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
-from pathlib import Path
+from importlib.resources import files
+from importlib.resources.abc import Traversable
 
 from dpcount.errors import InvalidParameterError
 from mechanisms.declaration import ATTRIBUTE, ENGINES, FAMILIES, Declaration
 
 __all__ = ["Entry", "declarations", "entry", "get", "names", "registered_modules"]
 
-_ROOT = Path(__file__).resolve().parent
 _MARK = "@register("
 #: A top-level ``@register(...)`` line (or lines) and the function it decorates.
 _DECORATED = re.compile(
@@ -122,20 +123,27 @@ def declarations(family: str | None = None, engine: str | None = None) -> tuple[
 def _entries() -> dict[str, Entry]:
     """Every ``@register`` of the package's source, by name (sorted)."""
     found: dict[str, Entry] = {}
-    for path in sorted(_ROOT.rglob("*.py")):
-        text = path.read_text(encoding="utf-8")
+    for module, text in _sources(files(__package__ or "mechanisms"), "mechanisms"):
         if _MARK not in text:
             continue
-        for item in _read(text, _module_name(path)):
+        for item in _read(text, module):
             if item.name in found:
                 raise AssertionError(f"two mechanisms are registered as {item.name!r}")
             found[item.name] = item
     return dict(sorted(found.items()))
 
 
-def _module_name(path: Path) -> str:
-    parts = path.relative_to(_ROOT.parent).with_suffix("").parts
-    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+def _sources(folder: Traversable, package: str) -> Iterator[tuple[str, str]]:
+    """(module name, source) of every module under ``folder``, through the import system's
+    resource reader, so that a package shipped in a zip (``spark-submit --py-files``) finds its
+    mechanisms too."""
+    for child in sorted(folder.iterdir(), key=lambda c: c.name):
+        if child.is_dir() and child.name != "__pycache__":
+            yield from _sources(child, f"{package}.{child.name}")
+        elif child.name.endswith(".py"):
+            stem = child.name.removesuffix(".py")
+            module = package if stem == "__init__" else f"{package}.{stem}"
+            yield module, child.read_text(encoding="utf-8")
 
 
 def _read(text: str, module: str) -> list[Entry]:
