@@ -4,9 +4,11 @@ Times :func:`dpcount.spark.distinct_count` (``counting="sampling"``, the distrib
 ℓ_max = 100) on reddit-like Parquet pairs (7.1M at scale 1) in one session, alternating
 ``spark.sql.shuffle.partitions`` between Spark's default (200) and the value
 :func:`dpcount.spark.dpcount_session` gives the master (2 per core: 4 on ``local[2]``), after
-two untimed calls of each.  Reports the median seconds of each setting and their ratio.
+``--warmups`` (2) untimed calls of each.  Reports the median seconds of each setting and
+their ratio.
 
-Usage: ``python -m benchmarks.spark_settings [--scale S] [--repeats R] [--out DIR]``.
+Usage: ``python -m benchmarks.spark_settings [--scale S] [--repeats R] [--warmups W]
+[--out DIR]``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scale", type=float, default=1.0, help="reddit-like scale (1: 7.1M)")
     parser.add_argument("--repeats", type=int, default=3, help="timed calls per setting")
+    parser.add_argument("--warmups", type=int, default=2, help="untimed calls per setting")
     parser.add_argument("--out", type=Path, default=None, help="results directory")
     parser.add_argument("--master", default="local[2]")
     args = parser.parse_args(argv)
@@ -58,7 +61,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         try:
             for n in settings:  # code generation and the JVM's JIT outside the timings
                 spark.conf.set("spark.sql.shuffle.partitions", str(n))
-                count(), count()
+                for _ in range(args.warmups):
+                    count()
             for _ in range(args.repeats):
                 for n in settings:
                     spark.conf.set("spark.sql.shuffle.partitions", str(n))
@@ -68,11 +72,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             spark.conf.set("spark.sql.shuffle.partitions", before)
             if created:
                 spark.stop()
-    write_result("spark_settings.md", report(times, settings[1], n_pairs, args.master), args.out)
+    write_result(
+        "spark_settings.md",
+        report(times, settings[1], n_pairs, args.master, args.warmups),
+        args.out,
+    )
     return 0
 
 
-def report(times: dict[int, list[float]], chosen: int, n_pairs: int, master: str) -> str:
+def report(
+    times: dict[int, list[float]], chosen: int, n_pairs: int, master: str, warmups: int
+) -> str:
     """The results page: each setting's median, range and ratio to dpcount's."""
     medians = {n: float(np.median(t)) for n, t in times.items()}
     rows = [
@@ -86,7 +96,7 @@ def report(times: dict[int, list[float]], chosen: int, n_pairs: int, master: str
         "machine is shared with other jobs, so seconds are noisy; the settings alternate within "
         "one run so that both see the same load.\n\n"
         f"dpcount.spark.distinct_count(counting='sampling', ℓ_max = {ELL_MAX}) from a Parquet "
-        f"file of {n_pairs:,} reddit-like pairs, after two untimed calls per setting.\n\n"
+        f"file of {n_pairs:,} reddit-like pairs, after {warmups} untimed calls per setting.\n\n"
         f"{markdown_table(header, rows)}\n"
     )
     print(text)
