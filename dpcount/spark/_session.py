@@ -6,7 +6,8 @@ A session dpcount creates (``dpcount ... --engine spark``, :func:`dpcount_sessio
   ``local-cluster[N,C,M]`` master (Spark's default of 200 tasks per shuffle costs a warm
   ``local[2]`` distinct count ten times its time; docs/spark.md has the measurement); other
   masters keep Spark's default, which adaptive query execution coalesces;
-* quiet logs (``spark.log.level=ERROR``) and no console progress bar;
+* quiet logs (``spark.log.level=ERROR``, and a JVM started here logs errors only from its
+  start, :data:`QUIET_LOG4J`) and no console progress bar;
 * for masters on this machine, the Python workers run the driver's interpreter
   (``PYSPARK_PYTHON`` = :data:`sys.executable` when neither it nor ``spark.pyspark.python`` is
   set), so a CLI started from an unactivated venv finds its packages in the workers.
@@ -22,6 +23,7 @@ import os
 import re
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from dpcount.errors import InvalidParameterError
@@ -39,6 +41,10 @@ DEFAULT_MASTER = "local[*]"
 
 #: Shuffle partitions per core of a local master: a little slack for skewed tasks.
 PARTITIONS_PER_CORE = 2
+
+#: The JVM's logging configuration when dpcount starts the JVM: errors only, no start-up
+#: warnings (``spark.log.level`` applies once the context runs).
+QUIET_LOG4J = (Path(__file__).parent / "log4j2-quiet.properties").as_uri()
 
 _LOCAL = re.compile(r"local(?:\[(\*|\d+)(?:,\s*\d+)?\])?")
 _LOCAL_CLUSTER = re.compile(r"local-cluster\[\s*(\d+)\s*,\s*(\d+)\s*,\s*\d+\s*\]")
@@ -132,6 +138,8 @@ def _launched_conf(master: str | None, conf: Mapping[str, str]) -> dict[str, str
     if master is not None:
         launch.setMaster(master)
     joined = SparkContext._gateway is not None or "PYSPARK_GATEWAY_PORT" in os.environ
+    if not joined and "spark.driver.extraJavaOptions" not in conf:
+        launch.set("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile={QUIET_LOG4J}")
     # The one private call: PySpark's own way to reach the JVM before a context exists.
     SparkContext._ensure_initialized(conf=launch)
     settings = dict(SparkConf().getAll())

@@ -208,6 +208,7 @@ def test_created_session_suits_its_master(tmp_path: Path) -> None:
     assert (got["progress"], got["log"]) == ("false", "WARN")
     assert got["python"] == got["worker"] == got["driver"]
     assert "[Stage" not in run.stderr
+    assert "NativeCodeLoader" not in run.stderr  # the JVM's start-up warnings are off too
 
 
 @pytest.mark.slow
