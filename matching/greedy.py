@@ -1,10 +1,10 @@
 """The linear-time greedy approximation of DC(D;ℓ) (Knop & Steinke, Algorithms 2 and 4).
 
 In round r = 1, 2, … every person (in id order) that still holds an item outside the chosen set
-S adds the *smallest-id* such item to S.  |S| after r rounds is the greedy value for ℓ = r, so a
-single pass of ℓ_max rounds gives the whole curve: the state after r rounds does not depend on
-ℓ_max (docs/algorithms.md §2).  Cost O(|D| + n·ℓ_max): each person keeps a pointer into its sorted
-item list that only moves forward, because S only grows.
+S adds the *smallest-id* such item to S.  ``|S|`` after r rounds is the greedy value for
+ℓ = r, so a single pass of ℓ_max rounds gives the whole curve: the state after r rounds does not
+depend on ℓ_max (docs/algorithms.md §2).  Cost O(``|D|`` + n·ℓ_max): each person keeps a pointer
+into its sorted item list that only moves forward, because S only grows.
 
 The item order is the item id, i.e. the sorted item labels — a total order of the universe
 fixed before looking at the data.  That is what the sensitivity-ℓ proof of Theorem 1.2 needs;
@@ -36,7 +36,7 @@ def _greedy_rounds(
 ) -> tuple[np.ndarray, np.ndarray]:
     """Run up to ``ell_max`` rounds of Algorithm 4; stop early when nobody can add an item.
 
-    Returns |S| after each round run, and per item the person that took it (−1: not in S).
+    Returns ``|S|`` after each round run, and per item the person that took it (−1: not in S).
     """
     n = indptr.size - 1
     taken_by = np.full(n_items, -1, dtype=np.int64)  # S = the items with taken_by ≥ 0

@@ -1,10 +1,10 @@
 """DC(D;ℓ) as a maximum bipartite matching with min(ℓ, degree) copies of each person.
 
-Knop & Steinke §1.1 (footnote 3): copy person i min(ℓ, |u_i|) times; a maximum matching of the
+Knop & Steinke §1.1 (footnote 3): copy person i min(ℓ, ``|u_i|``) times; a maximum matching of the
 copies to items has size DC(D;ℓ).  Solved by SciPy's Hopcroft–Karp
 (``scipy.sparse.csgraph.maximum_bipartite_matching``).  The copied graph holds
-Σ_i min(ℓ, |u_i|)·|u_i| edges — memory and time grow with ℓ, which is why this is the slowest
-exact method on large data (docs/algorithms.md §1).
+Σ_i min(ℓ, ``|u_i|``)·``|u_i|`` edges — memory and time grow with ℓ, which is why this is the
+slowest exact method on large data (docs/algorithms.md §1).
 
 Examples
 --------

@@ -677,7 +677,7 @@ def incremental_curve(graph: PersonItemGraph, ell_max: int) -> np.ndarray:
 
     Notes
     -----
-    Each ℓ costs O(|D|) for the pointer step and the depth-first round, plus O(|D|) per
+    Each ℓ costs O(``|D|``) for the pointer step and the depth-first round, plus O(``|D|``) per
     Hopcroft–Karp phase; only the ℓ whose cheap steps leave persons unserved need phases, and
     the ℓ stop at the first flat point.  Persons proven stuck are never searched again.  On
     Reddit-like data the whole curve costs a few passes over the pairs (benchmarks/dc_curve.py).

@@ -204,7 +204,7 @@ def r2t_loss(
 ) -> PrivacyLoss:
     """The privacy loss of :func:`r2t` from its parameters alone (no data).
 
-    k = |thresholds| Laplace releases of ε/k each, composed to ε (basic composition); each part
+    k = ``|thresholds|`` Laplace releases of ε/k each, composed to ε (basic composition); each part
     records its noise (scale k·τ/ε rounded up, sensitivity τ) for tighter accountants.
 
     Examples

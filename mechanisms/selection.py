@@ -19,7 +19,7 @@ using only uniform integers (Canonne, Kamath & Steinke 2020, Algorithm 1, vector
 exponential mechanism is rejection sampling with uniform proposals (accept ``i`` with
 probability exp(−γ_i)); permute-and-flip is its own definition.  So the output distribution is
 exactly the ideal one for the computed penalties; the only floating-point step is the penalty
-itself (relative error ~1e-16, which moves the privacy loss by a negligible ~ε·1e-16·|u|/Δ and
+itself (relative error ~1e-16, which moves the privacy loss by a negligible ~ε·1e-16·``|u|``/Δ and
 leaves no gaps in the output distribution, unlike inverse-CDF sampling; Mironov 2012, Ilvento
 2020).  Expected cost: O(m / Σ_i exp(−γ_i)) coins for the exponential mechanism, at most m for
 permute-and-flip; the first 16 are flipped one at a time (~7 µs each), the rest in NumPy

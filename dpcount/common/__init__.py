@@ -14,3 +14,5 @@ packages import only public names:
 
 The package itself imports nothing, so importing one of these modules loads only that module.
 """
+
+__all__: list[str] = []

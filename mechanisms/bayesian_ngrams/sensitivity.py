@@ -78,7 +78,7 @@ def removal_sensitivities(pc: PrivateCounts, clip_slope: float, max_count: float
 
         ‖Δ‖² = Σ_{i∈T} (wᵢx̂ᵢ − w'ᵢx̂'ᵢ)² + s²·(Σ_{all i} wᵢ² − Σ_{i∈T} wᵢ²),
 
-    with w'ᵢ = min(1, S·(Nᵢ − 1)/C) and x̂'ᵢ = a'ᵢ − ā + s: O(|T|) per person, O(pairs) in total,
+    with w'ᵢ = min(1, S·(Nᵢ − 1)/C) and x̂'ᵢ = a'ᵢ − ā + s: O(``|T|``) per person, O(pairs) in total,
     the cost the paper states for the brute-force method.
     """
     c, holders = word_totals(pc)

@@ -1,6 +1,6 @@
 """Adaptive weighting in the style of MaxAdaptiveDegree (Chen et al. 2024), as derived for dpcount.
 
-Basic weighting (each person adds 1/√|W| to each item) wastes weight on items far above the
+Basic weighting (each person adds 1/√``|W|`` to each item) wastes weight on items far above the
 threshold.  Adaptive weighting truncates item weights at τ = ρ + β_τ·σ and lets persons reroute
 part of the excess to their other items, without changing σ or ρ.
 
@@ -64,7 +64,7 @@ def mad_weights(sets: CappedSets, d_max: int, tau: float) -> np.ndarray:
     Parameters
     ----------
     sets
-        The capped sets (|S_u| ≤ Δ0).
+        The capped sets (``|S_u|`` ≤ Δ0).
     d_max
         Persons with more than ``d_max`` items are non-adaptive.
     tau
@@ -77,16 +77,16 @@ def mad_weights(sets: CappedSets, d_max: int, tau: float) -> np.ndarray:
 
     Notes
     -----
-    1. Persons with |S_u| > d_max add 1/√|S_u| to each item (basic weighting).
-    2. Adaptive persons send 1/|S_u| to each item: W_i.
+    1. Persons with ``|S_u|`` > d_max add 1/√``|S_u|`` to each item (basic weighting).
+    2. Adaptive persons send 1/``|S_u|`` to each item: W_i.
     3. T_i = min(W_i, τ), excess E_i = W_i − T_i.
-    4. Excess goes back in proportion to contribution: R_u = Σ_{i∈S_u} (1/|S_u|)·E_i/W_i.
+    4. Excess goes back in proportion to contribution: R_u = Σ_{i∈S_u} (1/``|S_u|``)·E_i/W_i.
     5. Each adaptive person spreads f·R_u uniformly over all of its items, f = 1/√d_max −
        1/(2·d_max).
-    6. Each adaptive person adds 1/√|S_u| − 1/|S_u| to each of its items.
+    6. Each adaptive person adds 1/√``|S_u|`` − 1/``|S_u|`` to each of its items.
     7. w_i = T_i + rerouted + top-ups + non-adaptive weights.
 
-    Sensitivity (project derivation).  Add a person v with s = |S_v| ≤ d_max: W rises by 1/s on
+    Sensitivity (project derivation).  Add a person v with s = ``|S_v|`` ≤ d_max: W rises by 1/s on
     S_v; E and E/W only rise, so every R_u rises; with a the truncated and b = 1 − a the
     excess part of v's mass, v's own change (ΔT plus top-up) has squared norm
     ≤ a/s + 2ca + sc² = 1 − b·κ_s (c = 1/√s − 1/s, κ_s = 2/√s − 1/s) and the reroute change
