@@ -12,6 +12,7 @@ from dpcount.cli import main
 from dpcount.io import read_triples
 from mechanisms.distinct_count import dp_distinct_count
 from mechanisms.grouped_counts import grouped_distinct_count
+from tests.dpcount.cli_errors import one_line_error
 
 
 def test_public_ell_spends_all_of_epsilon_on_the_count(capsys):
@@ -25,10 +26,19 @@ def test_public_ell_spends_all_of_epsilon_on_the_count(capsys):
     assert "nothing was spent choosing it" in " ".join(capsys.readouterr().out.split())
 
 
-def test_bad_ell_is_a_one_line_error(capsys):
-    assert main(["count", "--dataset", "fashion-like", "--ell", "0"]) == 2
-    err = capsys.readouterr().err.strip().splitlines()
-    assert len(err) == 1 and "ell" in err[0]
+@pytest.mark.parametrize(
+    ("value", "words"),
+    [
+        ("0", "ell must be a positive integer"),
+        ("2.5", "expected a whole number"),
+        ("2147483648", "must be at most 2147483647"),  # the CLI's cap on every count of items
+        ("9" * 400, "must be at most 2147483647"),  # refused while parsing, not echoed
+    ],
+)
+def test_bad_ell_is_refused_while_parsing_in_one_line(capsys, value, words):
+    # The file does not exist: an error about --ell shows the flag was checked before reading.
+    args = ["count", "missing.csv", "--ell", value]
+    one_line_error(capsys, args, f"argument --ell: {words}")
 
 
 @pytest.fixture
