@@ -12,6 +12,8 @@ Without ``--spark-master`` the command runs on the master given to ``spark-submi
 
 import sys
 
+__all__: list[str] = []  # a script, not a library module
+
 if __name__ == "__main__":
     from dpcount.cli import main
 
