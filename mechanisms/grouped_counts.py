@@ -510,6 +510,6 @@ def grouped_distinct_count(
         ell_choice=plan.choice,
         ell_epsilon=plan.choose_epsilon,
         privacy_loss=loss,
-        # Private keys come from a set union with floating-point Gaussian noise (it warns).
-        secure=eps_select == 0,
+        # Private keys come from the weighted Gaussian set union with exact discrete noise.
+        secure=True,
     )

@@ -33,8 +33,14 @@ from dpcount.spark.hashing import release_key
 from dpcount.spark.ingest import label_array, prepare_pairs, sorted_labels
 from dpcount.spark.release import kept_column, released_labels, weights_frame
 from dpcount.spark.sips import sips_rounds
-from dpcount.validation import check_delta, check_epsilon, check_nonnegative, check_positive_int
-from mechanisms.noise import warn_unsafe
+from dpcount.validation import (
+    check_choice,
+    check_delta,
+    check_epsilon,
+    check_nonnegative,
+    check_positive_int,
+)
+from mechanisms.noise import NoiseKey, NoiseMode, noise_key, warn_unsafe
 from mechanisms.privacy_loss import privacy_loss_of
 from mechanisms.registry import names
 from mechanisms.set_union.calibration import calibrate
@@ -46,19 +52,22 @@ __all__ = ["SEQUENTIAL", "release_keys", "set_union"]
 SEQUENTIAL = ("policy_laplace", "policy_gaussian", "greedy_policy")
 
 
-def release_keys(rng: RNGLike) -> tuple[np.uint64, bytes]:
-    """(64-bit Δ0-sampling key, 256-bit noise key), fresh from OS entropy when ``rng`` is None.
+def release_keys(rng: RNGLike, exact: bool = False) -> tuple[np.uint64, bytes | NoiseKey]:
+    """(64-bit Δ0-sampling key, noise key), fresh from OS entropy when ``rng`` is None.
 
     The streams are laid out as the local mechanisms' (user order, sampling, noise), so a
-    local mechanism with ``sampling="keyed"`` and the same seed keeps the same Δ0 subsets.
+    local mechanism with ``sampling="keyed"`` and the same seed keeps the same Δ0 subsets and,
+    with ``exact``, draws the same noise: the :class:`~mechanisms.noise.NoiseKey` of the noise
+    stream, as the local release takes it.  Without, a 256-bit key for floating-point noise.
 
     Examples
     --------
-    >>> release_keys(3) == release_keys(3)
-    True
+    >>> release_keys(3) == release_keys(3), release_keys(3, exact=True) == release_keys(3, True)
+    (True, True)
     """
     _, sampling_rng, noise_rng = spawn(rng, 3)
-    return draw_key(sampling_rng), release_key(noise_rng)
+    noise = noise_key(noise_rng) if exact else release_key(noise_rng)
+    return draw_key(sampling_rng), noise
 
 
 def _check_mechanism(mechanism: str) -> None:
@@ -91,6 +100,7 @@ def set_union(
     sips_ratio: float = 0.3,
     mad_d_max: int | None = None,
     mad_tau_offset: float = 3.0,
+    noise: NoiseMode = "exact",
 ) -> SetUnionResult:
     """A private set of items from pairs in Spark (Gopi et al. 2020), fully distributed.
 
@@ -114,6 +124,11 @@ def set_union(
         R and r of ``mechanism="dp_sips"``, as ``rounds`` / ``ratio`` of the local function.
     mad_d_max, mad_tau_offset
         ``d_max`` and ``tau_offset`` of ``mechanism="max_adaptive_degree"``.
+    noise
+        ``"exact"`` (default): fixed-point weights and exact discrete noise drawn on the
+        executors, the local release bit for bit (``secure=True``).  ``"float"``: continuous
+        noise for experiments (warns, ``secure=False``).  ``max_adaptive_degree`` has no exact
+        form yet and always uses floating-point noise.
 
     Returns
     -------
@@ -129,13 +144,21 @@ def set_union(
     _check_mechanism(mechanism)
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     delta0 = check_positive_int(max_items, "max_items")
-    warn_unsafe("set union", "continuous noise on real weights")
+    mode: NoiseMode = (
+        "exact" if check_choice(noise, "noise", ("exact", "float")) == "exact" else "float"
+    )
+    if mechanism == "max_adaptive_degree":
+        mode = "float"
+        warn_unsafe("set union", "continuous noise on real weights")
+    elif mode == "float":
+        warn_unsafe("set union")
+    exact = mode == "exact"
     rounds: tuple[SetUnionRound, ...] = ()
     parameters: dict[str, Any] = {"engine": "spark", "sampling": "keyed"}
     weight_vector = None
     if mechanism == "dp_sips":
         calibration = calibrate(
-            "dp_sips", eps, dlt, delta0, rounds=sips_rounds_count, ratio=sips_ratio
+            "dp_sips", eps, dlt, delta0, rounds=sips_rounds_count, ratio=sips_ratio, mode=mode
         )
         released, rounds, pairs = sips_rounds(
             data, person, item, delta0, calibration, rng, drop_nulls
@@ -145,12 +168,14 @@ def set_union(
     elif mechanism == "max_adaptive_degree":
         dm = delta0 if mad_d_max is None else check_positive_int(mad_d_max, "d_max", maximum=delta0)
         beta = check_nonnegative(mad_tau_offset, "tau_offset")
-        calibration = calibrate("max_adaptive_degree", eps, dlt, delta0, tau_offset=beta)
-        sampling_key, noise_key = release_keys(rng)
+        calibration = calibrate(
+            "max_adaptive_degree", eps, dlt, delta0, tau_offset=beta, mode="float"
+        )
+        sampling_key, key = release_keys(rng)
         pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
         tau = float(calibration.cutoff)  # type: ignore[arg-type]
         weights = mad_weights_frame(pairs, delta0, int(sampling_key), dm, tau)
-        released = released_labels(weights, noise_key, calibration)
+        released = released_labels(weights, key, calibration)
         parameters |= {"d_max": dm, "tau_offset": beta}
         labels = sorted_labels(pairs, "i", "item labels")
         if return_weights:
@@ -158,18 +183,19 @@ def set_union(
             weight_vector = np.zeros(labels.size)
             weight_vector[np.searchsorted(labels, as_numpy(table, "i"))] = as_numpy(table, "w")
     else:  # one round whose weights cover every item: labels, choices and weights in one job
-        calibration = calibrate(mechanism, eps, dlt, delta0)
-        sampling_key, noise_key = release_keys(rng)
+        calibration = calibrate(mechanism, eps, dlt, delta0, mode=mode)
+        bits = None if calibration.exact is None else calibration.exact.bits
+        sampling_key, key = release_keys(rng, exact)
         pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
-        weights = weights_frame(pairs, mechanism, delta0, int(sampling_key))
-        kept = kept_column(weights, noise_key, calibration).alias("kept")
+        weights = weights_frame(pairs, mechanism, delta0, int(sampling_key), bits)
+        kept = kept_column(weights, key, calibration).alias("kept")
         table = collect(weights.select("i", kept, *(["w"] if return_weights else [])))
         labels = label_array(table.column("i"), "item labels")
         order = np.argsort(labels, kind="stable")
         labels = labels[order]
         released = labels[as_numpy(table, "kept")[order]]
-        if return_weights:
-            weight_vector = as_numpy(table, "w")[order]
+        if return_weights:  # in weight units (exact: integer units / 2ᵏ)
+            weight_vector = as_numpy(table, "w")[order] / float(1 << (bits or 0))
     ids = np.searchsorted(labels, released).astype(np.int64)
     if weight_vector is not None:
         weight_vector.flags.writeable = False
@@ -190,4 +216,5 @@ def set_union(
         ),
         rounds=rounds,
         weights=weight_vector,
+        secure=calibration.secure,
     )

@@ -16,6 +16,7 @@ from dpcount.common.rng import RNGLike, draw_key, spawn
 from dpcount.spark.hashing import release_key
 from dpcount.spark.ingest import prepare_pairs
 from dpcount.spark.release import released_labels, weights_frame
+from mechanisms.noise import noise_key
 from mechanisms.set_union.calibration import Calibration
 from mechanisms.set_union.result import SetUnionRound
 
@@ -41,14 +42,19 @@ def sips_rounds(
     n_rounds = len(calibration.rounds)
     _, sampling_rng, noise_rng = spawn(rng, 3)  # the local streams' layout
     sampling_keys = [draw_key(g) for g in spawn(sampling_rng, n_rounds)]
-    noise_keys = [release_key(g) for g in spawn(noise_rng, n_rounds)]
+    exact = calibration.exact is not None
+    # The local dp_sips's per-round keys: NoiseKey for exact noise, 256 bits for float noise.
+    noise_keys = [noise_key(g) if exact else release_key(g) for g in spawn(noise_rng, n_rounds)]
     pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False).cache()
     remaining = pairs
     released_all: list[np.ndarray] = []
     info: list[SetUnionRound] = []
     for plan, s_key, n_key in zip(calibration.rounds, sampling_keys, noise_keys, strict=True):
-        weights = weights_frame(remaining, "weighted_gaussian", delta0, int(s_key))
-        round_calibration = Calibration("dp_sips", "gaussian", plan.scale, plan.threshold)
+        bits = None if plan.exact is None else plan.exact.bits
+        weights = weights_frame(remaining, "weighted_gaussian", delta0, int(s_key), bits)
+        round_calibration = Calibration(
+            "dp_sips", "gaussian", plan.scale, plan.threshold, exact=plan.exact
+        )
         released = released_labels(weights, n_key, round_calibration)
         if released.size:
             spark = pairs.sparkSession

@@ -1,10 +1,11 @@
 """The steps every weight-and-threshold mechanism shares: checks, noise, threshold, result.
 
 Gopi et al. (2020), Algorithm 1: add noise to the weight of every item in the union of the
-(capped) sets and release the items whose noisy weight exceeds ρ.  The noise is continuous
-Laplace/Gaussian on real weights, as in the papers, drawn with NumPy from the mechanism's own
-child stream.  Floating-point samplers are open to the attacks of Mironov (2012); exact or
-secure noise for set union is future work.
+(capped) sets and release the items whose noisy weight exceeds ρ.  By default (``noise=
+"exact"``) the weights are integers in units of 2⁻ᵏ and the noise is exact discrete Laplace or
+Gaussian keyed by each item's label (:mod:`~mechanisms.set_union.fixed_point`), so the Spark
+engine draws the same values.  ``noise="float"`` keeps the papers' continuous noise on real
+weights, drawn with NumPy (open to the attacks of Mironov 2012: for experiments only).
 """
 
 from __future__ import annotations
@@ -16,9 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from dpcount.common.hashing import label_keys
 from dpcount.common.rng import RNGLike, spawn
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import (
+    check_choice,
     check_delta,
     check_epsilon,
     check_graph,
@@ -27,8 +30,10 @@ from dpcount.validation import (
 )
 from mechanisms import noise as _noise
 from mechanisms.accounting import PrivacyLoss
+from mechanisms.noise import NoiseMode
 from mechanisms.set_union._bounding import CappedSets, sample_contributions
-from mechanisms.set_union.calibration import Calibration, Noise, zcdp_statement
+from mechanisms.set_union.calibration import Calibration, Exact, Noise, zcdp_statement
+from mechanisms.set_union.fixed_point import noisy_above
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
 
 
@@ -42,16 +47,26 @@ class Streams:
 
 
 def check_common(
-    graph: PersonItemGraph, epsilon: float, delta: float, max_items: int
+    graph: PersonItemGraph,
+    epsilon: float,
+    delta: float,
+    max_items: int,
+    noise: NoiseMode | None = None,
 ) -> tuple[float, float, int]:
-    """Validate the arguments every mechanism takes."""
+    """Validate the arguments every mechanism takes; warn for floating-point noise.
+
+    ``noise`` is the caller's choice, or None for a mechanism without an exact form.
+    """
     check_graph(graph)
     checked = (
         check_epsilon(epsilon),
         check_release_delta(delta, stacklevel=4),  # refuse δ ≥ 1, warn far above 1/n
         check_positive_int(max_items, "max_items"),
     )
-    _noise.warn_unsafe("set union", "continuous noise on real weights", stacklevel=4)
+    if noise is None:
+        _noise.warn_unsafe("set union", "continuous noise on real weights", stacklevel=4)
+    elif check_choice(noise, "noise", ("exact", "float")) == "float":
+        _noise.warn_unsafe("set union", stacklevel=4)
     return checked
 
 
@@ -122,6 +137,29 @@ def release(
     return candidates[weights[candidates] + z > threshold]
 
 
+def release_exact(
+    units: np.ndarray,
+    sets: CappedSets,
+    graph: PersonItemGraph,
+    noise: Noise,
+    exact: Exact,
+    key: _noise.NoiseKey,
+) -> np.ndarray:
+    """Ids of the held items whose integer weight plus exact discrete noise exceeds ρ.
+
+    Each item's noise is drawn from the row of its label key (as the Spark engine draws it).
+    """
+    candidates = np.flatnonzero(sets.holders() > 0)
+    rows = label_keys(graph.item_labels[candidates])
+    kept = noisy_above(units[candidates], rows, noise, exact.parameter, exact.threshold, key)
+    return candidates[kept]
+
+
+def real_weights(weights: np.ndarray, exact: Exact | None) -> np.ndarray:
+    """Weights in weight units (integer units divided by 2ᵏ), for ``return_weights``."""
+    return weights if exact is None else weights / float(1 << exact.bits)
+
+
 def build_result(
     graph: PersonItemGraph,
     released: np.ndarray,
@@ -155,6 +193,7 @@ def build_result(
         privacy_loss=privacy_loss,
         rounds=rounds,
         weights=weights,
+        secure=calibration.secure,
     )
 
 
@@ -175,7 +214,8 @@ def single_round_result(
     """One weigh–noise–threshold round and its result: the body of every one-round mechanism.
 
     Caps contributions (Δ0 sampling), weighs, adds the calibrated noise and keeps the items
-    above the threshold (Gopi Alg. 1).
+    above the threshold (Gopi Alg. 1).  With an exact calibration ``weigh`` returns integer
+    units of 2⁻ᵏ and the noise is exact.
     """
     rngs = streams(rng)
     sets = sample_contributions(
@@ -183,7 +223,11 @@ def single_round_result(
     )
     weights = weigh(sets, rngs)
     c = calibration
-    released = release(weights, sets, c.noise, c.scale, c.threshold, rngs.noise)
+    if c.exact is None:
+        released = release(weights, sets, c.noise, c.scale, c.threshold, rngs.noise)
+    else:
+        key = _noise.noise_key(rngs.noise)
+        released = release_exact(weights, sets, graph, c.noise, c.exact, key)
     return build_result(
         graph,
         released,
@@ -193,5 +237,5 @@ def single_round_result(
         max_items=max_items,
         parameters={**(parameters or {}), "sampling": sampling},
         privacy_loss=privacy_loss,
-        weights=weights if return_weights else None,
+        weights=real_weights(weights, c.exact) if return_weights else None,
     )

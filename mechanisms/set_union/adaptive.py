@@ -209,7 +209,7 @@ def max_adaptive_degree(
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     dm = delta0 if d_max is None else check_positive_int(d_max, "d_max", maximum=delta0)
     beta = check_nonnegative(tau_offset, "tau_offset")
-    calibration = calibrate("max_adaptive_degree", eps, dlt, delta0, tau_offset=beta)
+    calibration = calibrate("max_adaptive_degree", eps, dlt, delta0, tau_offset=beta, mode="float")
     tau = float(calibration.cutoff)  # type: ignore[arg-type]
     return single_round_result(
         graph,

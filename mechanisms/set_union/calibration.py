@@ -19,13 +19,20 @@ mechanism                   scale and threshold                                 
 ==========================  ======================================================  ========
 
 σ₁(ε, δ) is the Balle–Wang σ for ℓ2-sensitivity 1 (:func:`~.thresholds.gaussian_sigma`).
+These are the continuous forms (``mode="float"``).  The exact forms (``mode="exact"``, the
+default; :data:`EXACT` mechanisms) apply the same sensitivities and δ split to integer weights
+in units of 2⁻ᵏ, with discrete noise and the discrete bounds of
+:mod:`~mechanisms.set_union.fixed_point`.
 
 Examples
 --------
->>> c = calibrate("weighted_gaussian", 1.0, 1e-5, 10)
+>>> c = calibrate("weighted_gaussian", 1.0, 1e-5, 10, mode="float")
 >>> c.noise, round(c.scale, 4), round(c.threshold, 4), c.cutoff
 ('gaussian', 3.8841, 19.316, None)
->>> [round(r.scale, 3) for r in calibrate("dp_sips", 1.0, 1e-5, 10).rounds]
+>>> e = calibrate("weighted_gaussian", 1.0, 1e-5, 10)  # exact: discrete noise, integer ρ
+>>> round(e.scale, 4), e.exact.bits, e.exact.threshold, e.secure
+(4.1962, 11, 42684, True)
+>>> [round(r.scale, 3) for r in calibrate("dp_sips", 1.0, 1e-5, 10, mode="float").rounds]
 [15.264, 8.361, 4.579]
 """
 
@@ -34,6 +41,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Literal
 
 import numpy as np
@@ -46,9 +54,11 @@ from dpcount.validation import (
     check_nonnegative,
     check_positive_int,
 )
-from mechanisms.set_union import thresholds
+from mechanisms.noise import NoiseMode
+from mechanisms.set_union import fixed_point, thresholds
 
 __all__ = [
+    "EXACT",
     "MAX_ROUNDS",
     "MECHANISMS",
     "WEIGHTINGS",
@@ -73,6 +83,9 @@ MECHANISMS = (
     "max_adaptive_degree",
     "dp_sips",
 )
+#: The mechanisms with an exact form (fixed-point weights, discrete noise); the policies and the
+#: adaptive weighting run with floating-point noise only, for now.
+EXACT = ("count_laplace", "count_gaussian", "weighted_laplace", "weighted_gaussian", "dp_sips")
 #: The weightings of a DP-SIPS round: weighted Gaussian (Gopi Alg. 8) or the adaptive one (MAD).
 WEIGHTINGS = ("basic", "mad")
 #: Most rounds DP-SIPS runs (each is a full pass over the data; the paper uses R ≤ 10).
@@ -86,13 +99,34 @@ _NOISE: Mapping[str, Noise] = {
 
 
 @dataclass(frozen=True)
+class Exact:
+    """The integer form of a release (``noise="exact"``): weights in units of 2⁻ᵏ.
+
+    Attributes
+    ----------
+    bits
+        k: a contribution of real weight x counts ⌊x·2ᵏ⌋ units (counts: k = 0).
+    parameter
+        The discrete Laplace scale s or the discrete Gaussian σ² in units, exactly.
+    threshold
+        ρ in units: an item is released when its units plus the noise exceed it.
+    """
+
+    bits: int
+    parameter: Fraction
+    threshold: int
+
+
+@dataclass(frozen=True)
 class RoundCalibration:
-    """One DP-SIPS round: σ_i, ρ_i, the adaptive cutoff τ_i (or None) and its novel-item δ_i."""
+    """One DP-SIPS round: σ_i, ρ_i, the adaptive cutoff τ_i (or None) and its novel-item δ_i
+    (and the round's integer form with exact noise)."""
 
     scale: float
     threshold: float
     cutoff: float | None
     delta_novel: float
+    exact: Exact | None = None
 
 
 @dataclass(frozen=True)
@@ -114,6 +148,8 @@ class Calibration:
         Γ of a policy, τ of the adaptive weighting (of the last round for DP-SIPS), else None.
     rounds
         The per-round calibration of DP-SIPS (empty otherwise).
+    exact
+        The integer form with exact discrete noise, or None for floating-point noise.
     """
 
     mechanism: str
@@ -122,6 +158,12 @@ class Calibration:
     threshold: float
     cutoff: float | None = None
     rounds: tuple[RoundCalibration, ...] = ()
+    exact: Exact | None = None
+
+    @property
+    def secure(self) -> bool:
+        """Whether the release draws exact discrete noise (every round for DP-SIPS)."""
+        return self.exact is not None
 
 
 def round_shares(rounds: int, ratio: float) -> np.ndarray:
@@ -153,6 +195,7 @@ def calibrate(
     rounds: int = 3,
     ratio: float = 0.3,
     weighting: str = "basic",
+    mode: NoiseMode = "exact",
 ) -> Calibration:
     """The noise, scale, threshold and cutoff that make ``mechanism`` (ε, δ)-DP.
 
@@ -171,10 +214,15 @@ def calibrate(
     rounds, ratio, weighting
         DP-SIPS: R rounds with budget shares :func:`round_shares` and ``"basic"`` or ``"mad"``
         weighting.
+    mode
+        ``"exact"``: fixed-point weights and exact discrete noise (:data:`EXACT` mechanisms
+        only); ``"float"``: real weights and continuous noise, as in the papers.
 
     Returns
     -------
     Calibration
+        ``scale`` and ``threshold`` in weight units (for ``"exact"``: the integer numbers of
+        :attr:`Calibration.exact` divided by 2ᵏ).
 
     Notes
     -----
@@ -184,21 +232,34 @@ def calibrate(
     on the novel items (Gopi Thm 5.1, A.2, B.2).  DP-SIPS gives round i the share s_i of μ² and
     of δ/2: σ_i = σ/√s_i, so the rounds compose to μ = 1/σ Gaussian DP (Dong, Roth & Su 2022,
     Cor. 3.3), which is (ε, δ/2)-DP by the Balle–Wang curve, and its novel items are released
-    with probability at most δ_i = s_i·δ/2.
+    with probability at most δ_i = s_i·δ/2.  With exact noise the same split holds with the
+    discrete mechanisms' own bounds (:mod:`~mechanisms.set_union.fixed_point`): discrete
+    Laplace of scale ≥ Δ1/ε, discrete Gaussian σ from zCDP (DP-SIPS: the rounds' ρ_i add up to
+    ρ), integer thresholds from the discrete tails.
 
     Examples
     --------
-    >>> c = calibrate("policy_laplace", 1.0, 1e-6, 5, alpha=2.0)
-    >>> c.noise, c.scale, round(c.cutoff - c.threshold, 12)
-    ('laplace', 1.0, 2.0)
+    >>> c = calibrate("policy_laplace", 1.0, 1e-6, 5, alpha=2.0, mode="float")
+    >>> c.noise, c.scale, round(c.cutoff - c.threshold, 12), c.secure
+    ('laplace', 1.0, 2.0, False)
+    >>> e = calibrate("weighted_laplace", 1.0, 1e-6, 5)
+    >>> e.exact.bits, e.scale, e.threshold == e.exact.threshold / 2**26
+    (26, 1.0, True)
     """
     name = check_choice(mechanism, "mechanism", MECHANISMS)
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     delta0 = check_positive_int(max_items, "max_items")
+    exact = check_choice(mode, "noise", ("exact", "float")) == "exact"
+    if (exact and name not in EXACT) or (exact and name == "dp_sips" and weighting == "mad"):
+        raise InvalidParameterError(
+            f"{name} has no exact-noise form yet (pass noise='float' for experiments)"
+        )
     if name == "dp_sips":
-        return _sips(eps, dlt, delta0, rounds, ratio, weighting, tau_offset)
+        return _sips(eps, dlt, delta0, rounds, ratio, weighting, tau_offset, exact)
     noise = _NOISE.get(name, "gaussian")
     counts = name.startswith("count_")
+    if exact:
+        return _exact(name, noise, counts, eps, dlt, delta0)
     # Counts: every capped item weighs 1, so one person moves the counts by Δ0 in ℓ1 and √Δ0
     # in ℓ2 and a novel item weighs 1 (Gopi Thm A.1/A.2 in count units).
     novel: thresholds.NovelWeight = "unit" if counts else "split"
@@ -217,6 +278,53 @@ def calibrate(
     return Calibration(name, noise, scale, rho, cutoff)
 
 
+def _exact_gaussian(sigma: float, share: Fraction, delta_novel: float, delta0: int) -> Exact:
+    """The integer form of a weighted-Gaussian release whose noise has σ/√share at ℓ2 norm 1.
+
+    k from the σ in weight units; σ_u² ≥ 4ᵏ·σ²/share (so ρ-zCDP with ρ ≤ share/(2σ²)); novel
+    items weigh at most ⌊2ᵏ/√t⌋ units each (Gopi Thm 5.1 / B.2 with rounding down).
+    """
+    bits = fixed_point.unit_bits("gaussian", sigma / math.sqrt(share))
+    variance = fixed_point.gaussian_variance_units(sigma, Fraction(4**bits) / share)
+    full = 4**bits
+    rho = fixed_point.discrete_threshold(
+        "gaussian", variance, delta_novel, delta0, lambda t: math.isqrt(full // t)
+    )
+    return Exact(bits, variance, rho)
+
+
+def _exact(
+    name: str, noise: Noise, counts: bool, eps: float, dlt: float, delta0: int
+) -> Calibration:
+    """Fixed-point form of a one-round mechanism (docs/algorithms.md §6, "Exact noise").
+
+    Counts: k = 0, a person adds 1 to each of ≤ Δ0 items (ℓ1 Δ0, ℓ2² Δ0), a novel item weighs
+    1.  Weighted: ⌊2ᵏ/d⌋ or ⌊2ᵏ/√d⌋ units per item (ℓ1 resp. ℓ2 ≤ 2ᵏ), a novel item of t
+    weighs ≤ ⌊2ᵏ/t⌋ resp. ⌊2ᵏ/√t⌋ (Gopi Thm 4.1 / 5.1 / A.1 / A.2 / B.1 / B.2).
+    """
+    if noise == "laplace":
+        bits = 0 if counts else fixed_point.unit_bits("laplace", 1.0 / eps)
+        full = 1 << bits
+        # ε-DP discrete Laplace of scale ≥ Δ1/ε (Δ1 = Δ0 for counts, 2ᵏ units for weights).
+        scale = fixed_point.laplace_scale_units(delta0 if counts else full, eps)
+        rho = fixed_point.discrete_threshold(
+            "laplace", scale, dlt, delta0, (lambda t: 1) if counts else (lambda t: full // t)
+        )
+        exact = Exact(bits, scale, rho)
+        real_scale = float(scale) / full
+    else:
+        sigma = fixed_point.discrete_gaussian_sigma(eps, dlt / 2)  # zCDP, CKS20 Thm 4, Cor. 13
+        if counts:  # ℓ2² = Δ0 in count units: σ_u² ≥ Δ0·σ²
+            variance = fixed_point.gaussian_variance_units(sigma, delta0)
+            rho = fixed_point.discrete_threshold("gaussian", variance, dlt / 2, delta0, lambda t: 1)
+            exact = Exact(0, variance, rho)
+        else:
+            exact = _exact_gaussian(sigma, Fraction(1), dlt / 2, delta0)
+        real_scale = math.sqrt(exact.parameter) / (1 << exact.bits)
+    threshold = exact.threshold / (1 << exact.bits)
+    return Calibration(name, noise, real_scale, threshold, exact=exact)
+
+
 def _sips(
     eps: float,
     dlt: float,
@@ -225,11 +333,14 @@ def _sips(
     ratio: float,
     weighting: str,
     tau_offset: float,
+    exact: bool,
 ) -> Calibration:
     """Per-round σ_i, ρ_i, τ_i, δ_i of DP-SIPS (see :func:`calibrate`)."""
     shares = round_shares(rounds, ratio)
     kind = check_choice(weighting, "weighting", WEIGHTINGS)
     beta = check_nonnegative(tau_offset, "tau_offset")
+    if exact:
+        return _exact_sips(eps, dlt, delta0, shares)
     sigma = thresholds.gaussian_sigma(eps, dlt / 2)  # μ = 1/σ for the whole run
     if thresholds.balle_wang_delta(sigma, eps) > dlt / 2 * (1 + 1e-9):
         raise AssertionError("composed Gaussian DP does not meet δ/2")  # pragma: no cover
@@ -243,6 +354,27 @@ def _sips(
         out.append(RoundCalibration(sigma_i, rho_i, tau_i, delta_novel))
     last = out[-1]
     return Calibration("dp_sips", "gaussian", last.scale, last.threshold, last.cutoff, tuple(out))
+
+
+def _exact_sips(eps: float, dlt: float, delta0: int, shares: np.ndarray) -> Calibration:
+    """DP-SIPS rounds on fixed-point weights: round i is ρ_i-zCDP with ρ_i ≤ s_i·ρ for exact
+    rational shares s_i summing to 1, so the rounds compose to ρ (Bun & Steinke 2016,
+    Lemma 2.3; adaptively), (ε, δ/2)-DP by CKS20 Cor. 13; round i's novel items get δ_i."""
+    sigma = fixed_point.discrete_gaussian_sigma(eps, dlt / 2)
+    raw = [Fraction(x) for x in shares.tolist()]
+    total = sum(raw, Fraction(0))
+    out = []
+    for part in raw:
+        share = part / total  # exact: the shares sum to 1 exactly
+        delta_novel = float(share) * dlt / 2 * (1 - 2**-40)  # Σ δ_i ≤ δ/2 despite rounding
+        form = _exact_gaussian(sigma, share, delta_novel, delta0)
+        unit = 1 << form.bits
+        scale = math.sqrt(form.parameter) / unit
+        out.append(RoundCalibration(scale, form.threshold / unit, None, delta_novel, form))
+    last = out[-1]
+    return Calibration(
+        "dp_sips", "gaussian", last.scale, last.threshold, None, tuple(out), exact=last.exact
+    )
 
 
 def zcdp_statement(noise: Noise, epsilon: float, delta: float) -> tuple[float, float]:

@@ -151,7 +151,8 @@ def greedy_policy(
     )
     # Policy Laplace's numbers (the name says which are borrowed; the result is not private).
     calibration = dataclasses.replace(
-        calibrate("policy_laplace", eps, dlt, delta0, alpha=a), mechanism="greedy_policy"
+        calibrate("policy_laplace", eps, dlt, delta0, alpha=a, mode="float"),
+        mechanism="greedy_policy",
     )
     cutoff = float(calibration.cutoff)  # type: ignore[arg-type]
 

@@ -271,7 +271,7 @@ def policy_laplace(
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     a = check_nonnegative(alpha, "alpha")
-    calibration = calibrate("policy_laplace", eps, dlt, delta0, alpha=a)
+    calibration = calibrate("policy_laplace", eps, dlt, delta0, alpha=a, mode="float")
     cutoff = float(calibration.cutoff)  # type: ignore[arg-type]  # Gopi Alg. 4: Γ = ρ + α·b
     labels = _labels_for_order(graph, user_order)
     return single_round_result(
@@ -352,7 +352,7 @@ def policy_gaussian(
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     a = check_nonnegative(alpha, "alpha")
-    calibration = calibrate("policy_gaussian", eps, dlt, delta0, alpha=a)
+    calibration = calibrate("policy_gaussian", eps, dlt, delta0, alpha=a, mode="float")
     cutoff = float(calibration.cutoff)  # type: ignore[arg-type]  # Gopi Alg. 6: Γ = ρ + α·σ
     labels = _labels_for_order(graph, user_order)
     return single_round_result(

@@ -56,7 +56,8 @@ class SetUnionResult(Release):
     epsilon, delta, max_items
         The privacy parameters and Δ0.
     noise
-        ``"laplace"`` or ``"gaussian"``; continuous noise on real weights, as in the papers.
+        ``"laplace"`` or ``"gaussian"``: discrete noise on fixed-point weights when
+        :attr:`secure`, continuous noise on real weights (as in the papers) otherwise.
     scale
         Laplace scale b or Gaussian σ (of the last round for DP-SIPS).
     threshold
@@ -74,7 +75,8 @@ class SetUnionResult(Release):
         (shape ``(rounds, n_items)`` for DP-SIPS).  **Not private**: for research only, and
         ``is_private`` is then false.
     secure
-        Always ``False``: the noise is floating point (the call warns
+        ``True`` when the noise was exact discrete noise on integer weights (the default);
+        ``False`` for floating-point noise (the call warned
         :class:`~dpcount.errors.UnsafeNoiseWarning`).
     """
 
@@ -91,10 +93,9 @@ class SetUnionResult(Release):
     privacy_loss: PrivacyLoss
     rounds: tuple[SetUnionRound, ...] = ()
     weights: np.ndarray | None = field(default=None, compare=False)
+    secure: bool = False
 
     NON_PRIVATE_FIELDS: ClassVar[tuple[str, ...]] = ("weights",)
-    #: Continuous noise drawn with NumPy on real weights (no exact sampler for set union).
-    secure: ClassVar[bool] = False
 
     @property
     def count(self) -> int:

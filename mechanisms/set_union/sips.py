@@ -22,12 +22,15 @@ from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_nonnegative, check_positive_int
 from mechanisms.accounting import PrivacyLoss
 from mechanisms.declaration import register
+from mechanisms.noise import NoiseMode, noise_key
 from mechanisms.set_union._bounding import SAMPLINGS, CappedSets, remove_items, sample_contributions
 from mechanisms.set_union._release import (
     NO_WEIGHTS,
     build_result,
     check_common,
+    real_weights,
     release,
+    release_exact,
     set_union_loss,
     streams,
 )
@@ -39,7 +42,7 @@ from mechanisms.set_union.calibration import (
     round_shares,
 )
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
-from mechanisms.set_union.weighted import basic_weights
+from mechanisms.set_union.weighted import basic_units, basic_weights
 
 __all__ = ["dp_sips", "round_shares"]
 
@@ -75,6 +78,7 @@ def dp_sips(
     tau_offset: float = 3.0,
     rng: RNGLike = None,
     sampling: str = "uniform",
+    noise: NoiseMode = "exact",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """DP-SIPS set union: R rounds of weight-and-threshold on the items not yet released.
@@ -104,6 +108,11 @@ def dp_sips(
     sampling
         ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
         (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+    noise
+        ``"exact"`` (default): fixed-point weights and exact discrete Gaussian noise per round,
+        ``secure=True`` (basic weighting only); ``"float"``: continuous noise on real weights
+        for experiments (warns, ``secure=False``).  ``weighting="mad"`` always uses
+        floating-point noise (no exact form yet).
     return_weights
         Also return each round's pre-noise weights, shape (R, n_items) (**not private**).
 
@@ -141,13 +150,23 @@ def dp_sips(
     >>> r.count, len(r.rounds)
     (2, 3)
     """
-    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     kind = check_choice(weighting, "weighting", WEIGHTINGS)
+    # The adaptive weighting has no exact form yet: it runs with floating-point noise.
+    mode = noise if kind == "basic" else None
+    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items, mode)
     check_choice(sampling, "sampling", SAMPLINGS)
     dm = delta0 if d_max is None else check_positive_int(d_max, "d_max", maximum=delta0)
     beta = check_nonnegative(tau_offset, "tau_offset")
     calibration = calibrate(
-        "dp_sips", eps, dlt, delta0, rounds=rounds, ratio=ratio, weighting=kind, tau_offset=beta
+        "dp_sips",
+        eps,
+        dlt,
+        delta0,
+        rounds=rounds,
+        ratio=ratio,
+        weighting=kind,
+        tau_offset=beta,
+        mode=mode or "float",
     )
     rngs = streams(rng)
     n_rounds = len(calibration.rounds)
@@ -162,14 +181,19 @@ def dp_sips(
         calibration.rounds, sampling_rngs, noise_rngs, strict=True
     ):
         sets = sample_contributions(graph, remaining, delta0, sampling_rng, sampling)
-        if kind == "basic":
-            weights = basic_weights(sets, 2)
+        if plan.exact is not None:  # weighted Gaussian on integer units, exact noise
+            weights = basic_units(sets, 2, plan.exact.bits)
+            key = noise_key(noise_rng)
+            released = release_exact(weights, sets, graph, "gaussian", plan.exact, key)
         else:
-            weights = mad_weights(sets, dm, float(plan.cutoff))  # type: ignore[arg-type]
-        released = release(weights, sets, "gaussian", plan.scale, plan.threshold, noise_rng)
+            if kind == "basic":
+                weights = basic_weights(sets, 2)
+            else:
+                weights = mad_weights(sets, dm, float(plan.cutoff))  # type: ignore[arg-type]
+            released = release(weights, sets, "gaussian", plan.scale, plan.threshold, noise_rng)
         remaining = remove_items(remaining, released)
         released_all.append(released)
-        round_weights.append(weights)
+        round_weights.append(real_weights(weights, plan.exact))
         round_info.append(
             SetUnionRound(
                 scale=plan.scale,

@@ -47,6 +47,7 @@ __all__ = [
     "gaussian_sigma",
     "gaussian_threshold",
     "laplace_threshold",
+    "smallest_sigma",
 ]
 
 NovelWeight = Literal["split", "unit"]
@@ -201,13 +202,28 @@ def gaussian_sigma(
     def ok(s: float) -> bool:  # δ(σ) ≤ δ certified: the float error cannot overturn it
         return _log_balle_wang_delta(s, eps)[1] <= log_target
 
+    what = f"Gaussian noise for ε = {epsilon!r}, δ = {delta!r}"
+    return smallest_sigma(ok, rtol, what) * scale
+
+
+def smallest_sigma(ok: Callable[[float], bool], rtol: float, what: str) -> float:
+    """The upper end of a bracket [σ_lo, σ_hi], σ_hi/σ_lo − 1 ≤ ``rtol``, around the smallest
+    σ with ``ok(σ)``, for a predicate that holds from some σ on (δ(σ) falls with σ).
+
+    Bracket by doubling/halving from σ = 1 (refusing σ > 1e150), then bisect on log σ; the
+    returned σ always satisfies ``ok``.
+
+    Examples
+    --------
+    >>> round(smallest_sigma(lambda s: s >= 3.0, 1e-9, "x"), 6)
+    3.0
+    """
     hi = 1.0
     while not ok(hi):
         hi *= 2.0
         if hi > _SIGMA_MAX:
             raise InvalidParameterError(  # ε and δ of this step (a mechanism may split them)
-                f"cannot calibrate Gaussian noise for ε = {epsilon!r}, δ = {delta!r}: sigma "
-                f"would exceed {_SIGMA_MAX:.0e} (use a larger ",
+                f"cannot calibrate {what}: sigma would exceed {_SIGMA_MAX:.0e} (use a larger ",
                 Option("epsilon"),
                 " or ",
                 Option("delta"),
@@ -223,8 +239,8 @@ def gaussian_sigma(
         else:
             lo = mid
     if not ok(hi):  # pragma: no cover - the loop invariant makes this impossible
-        raise AssertionError("Balle–Wang calibration returned a σ that misses δ")
-    return hi * scale
+        raise AssertionError(f"calibration of {what} returned a σ that misses δ")
+    return hi
 
 
 def laplace_threshold(

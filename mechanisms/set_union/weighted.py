@@ -20,12 +20,16 @@ Examples
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from dpcount.common.jit import SMALL_PAIRS, kernel
 from dpcount.common.rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from mechanisms.declaration import register
+from mechanisms.noise import NoiseMode
 from mechanisms.set_union._bounding import CappedSets
 from mechanisms.set_union._release import (
     NO_WEIGHTS,
@@ -33,11 +37,13 @@ from mechanisms.set_union._release import (
     single_round_result,
     threshold_loss,
 )
-from mechanisms.set_union.calibration import calibrate
+from mechanisms.set_union.calibration import Calibration, calibrate
+from mechanisms.set_union.fixed_point import MAX_UNIT_BITS, contribution_units
 from mechanisms.set_union.result import SetUnionResult
 
 __all__ = [
     "UNIT",
+    "basic_units",
     "basic_weights",
     "contribution_units",
     "count_gaussian",
@@ -63,7 +69,7 @@ def basic_weights(sets: CappedSets, norm: int) -> np.ndarray:
     """Each person adds |W|^(−1/p) to each of their items (Gopi Alg. 7 for p=1, Alg. 8 for p=2).
 
     Contributions are fixed-point numbers, rounded *down* to a multiple of 2^−30
-    (:func:`contribution_units`), and summed as integers.  Rounding down keeps every person's
+    (:func:`basic_units`), and summed as integers.  Rounding down keeps every person's
     contribution vector within norm 1, as the thresholds assume; exact integer sums make the
     weights independent of summation order, so :mod:`dpcount.spark` gets the same weights bit
     for bit however the pairs are partitioned.  The rounding moves a weight by less than
@@ -82,38 +88,40 @@ def basic_weights(sets: CappedSets, norm: int) -> np.ndarray:
     >>> basic_weights(sets, 2).tolist()
     [1.5, 0.5, 0.5, 0.5]
     """
-    degrees = sets.degrees()
-    units = contribution_units(int(degrees.max(initial=0)), norm)
-    run = _unit_sums.select(sets.indices.size)
-    return run(sets.indptr, sets.indices, units[degrees], sets.n_items) * UNIT
+    return basic_units(sets, norm, MAX_UNIT_BITS) * UNIT
 
 
-#: Contributions are multiples of this (2^−30): integer sums stay exact up to a weight of 2^33.
-UNIT = 2.0**-30
-
-
-def contribution_units(max_degree: int, norm: int) -> np.ndarray:
-    """``units[d] = ⌊2^30 · d^(−1/p)⌋`` for d = 1..max_degree (``units[0]`` unused), exactly.
-
-    Integer arithmetic only: ⌊2^30/d⌋ for p = 1 and ⌊√(2^60/d)⌋ for p = 2, so the rounding
-    is always downwards and a person's d contributions have p-norm at most 1.
+def basic_units(sets: CappedSets, norm: int, bits: int) -> np.ndarray:
+    """Per-item sums of ⌊2ᵏ·|W|^(−1/p)⌋ over the holders: the weights in integer units of 2⁻ᵏ.
 
     Examples
     --------
-    >>> (contribution_units(4, 2) * UNIT).round(4).tolist()
-    [0.0, 1.0, 0.7071, 0.5774, 0.5]
+    >>> sets = CappedSets.from_lists([[0, 1, 2, 3], [0]], n_items=4)
+    >>> basic_units(sets, 1, 3).tolist()
+    [10, 2, 2, 2]
     """
-    units = np.zeros(max_degree + 1, dtype=np.int64)
-    d = np.arange(1, max_degree + 1, dtype=np.int64)
-    if norm == 1:
-        units[1:] = (1 << 30) // d
-        return units
-    square = (1 << 60) // d  # ⌊√⌊x⌋⌋ = ⌊√x⌋, so this is ⌊2^30/√d⌋
-    root = np.floor(np.sqrt(square.astype(float))).astype(np.int64)
-    root -= root * root > square  # the float square root can be one off either way
-    root += (root + 1) * (root + 1) <= square
-    units[1:] = root
-    return units
+    degrees = sets.degrees()
+    units = contribution_units(int(degrees.max(initial=0)), norm, bits)
+    run = _unit_sums.select(sets.indices.size)
+    return run(sets.indptr, sets.indices, units[degrees], sets.n_items)
+
+
+#: Float-noise contributions are multiples of this (2^−30): integer sums stay exact up to 2^33.
+UNIT = 2.0**-MAX_UNIT_BITS
+
+
+def _weigh(norm: int | None, calibration: Calibration) -> Callable[[CappedSets, Any], np.ndarray]:
+    """The weighting of a one-round mechanism: counts (norm None) or basic weights, as reals
+    for floating-point noise or as integer units for exact noise."""
+    exact = calibration.exact
+    if norm is None:
+        if exact is None:
+            return lambda sets, _: count_weights(sets)
+        return lambda sets, _: sets.holders().astype(np.int64)
+    if exact is None:
+        return lambda sets, _: basic_weights(sets, norm)
+    bits = exact.bits
+    return lambda sets, _: basic_units(sets, norm, bits)
 
 
 @kernel("(ro(int64[:]), ro(int32[:]), ro(int64[:]), int64)", interpret_below=SMALL_PAIRS)
@@ -144,6 +152,7 @@ def count_laplace(
     max_items: int = 100,
     rng: RNGLike = None,
     sampling: str = "uniform",
+    noise: NoiseMode = "exact",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """Set union by noisy counts with Laplace noise (the baseline of Gopi et al. §1.1).
@@ -161,6 +170,10 @@ def count_laplace(
     sampling
         ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
         (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+    noise
+        ``"exact"`` (default): fixed-point weights and exact discrete noise, ``secure=True``
+        (:mod:`~mechanisms.set_union.fixed_point`).  ``"float"``: the papers' continuous noise
+        on real weights, for Monte-Carlo experiments (warns, ``secure=False``).
     return_weights
         Also return the pre-noise counts (**not private**, for research).
 
@@ -190,16 +203,17 @@ def count_laplace(
     >>> count_laplace(g, 1.0, 1e-6, max_items=1, rng=0).items.tolist()
     ['x']
     """
-    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
+    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items, noise)
+    calibration = calibrate("count_laplace", eps, dlt, delta0, mode=noise)
     return single_round_result(
         graph,
-        calibrate("count_laplace", eps, dlt, delta0),
+        calibration,
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
         rng=rng,
         sampling=sampling,
-        weigh=lambda sets, _: count_weights(sets),
+        weigh=_weigh(None, calibration),
         privacy_loss=count_laplace_loss(eps, dlt),
         return_weights=return_weights,
     )
@@ -221,6 +235,7 @@ def count_gaussian(
     max_items: int = 100,
     rng: RNGLike = None,
     sampling: str = "uniform",
+    noise: NoiseMode = "exact",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """Set union by noisy counts with Gaussian noise (the baseline of Gopi et al. §1.1).
@@ -238,6 +253,10 @@ def count_gaussian(
     sampling
         ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
         (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+    noise
+        ``"exact"`` (default): fixed-point weights and exact discrete noise, ``secure=True``
+        (:mod:`~mechanisms.set_union.fixed_point`).  ``"float"``: the papers' continuous noise
+        on real weights, for Monte-Carlo experiments (warns, ``secure=False``).
     return_weights
         Also return the pre-noise counts (**not private**, for research).
 
@@ -260,16 +279,17 @@ def count_gaussian(
     >>> count_gaussian(g, 1.0, 1e-6, max_items=1, rng=0).count
     1
     """
-    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
+    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items, noise)
+    calibration = calibrate("count_gaussian", eps, dlt, delta0, mode=noise)
     return single_round_result(
         graph,
-        calibrate("count_gaussian", eps, dlt, delta0),
+        calibration,
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
         rng=rng,
         sampling=sampling,
-        weigh=lambda sets, _: count_weights(sets),
+        weigh=_weigh(None, calibration),
         privacy_loss=count_gaussian_loss(eps, dlt),
         return_weights=return_weights,
     )
@@ -291,6 +311,7 @@ def weighted_laplace(
     max_items: int = 100,
     rng: RNGLike = None,
     sampling: str = "uniform",
+    noise: NoiseMode = "exact",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """Weighted Laplace set union: each person adds 1/|W| to each item (Gopi Alg. 7).
@@ -308,6 +329,10 @@ def weighted_laplace(
     sampling
         ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
         (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+    noise
+        ``"exact"`` (default): fixed-point weights and exact discrete noise, ``secure=True``
+        (:mod:`~mechanisms.set_union.fixed_point`).  ``"float"``: the papers' continuous noise
+        on real weights, for Monte-Carlo experiments (warns, ``secure=False``).
     return_weights
         Also return the pre-noise weights (**not private**, for research).
 
@@ -329,16 +354,17 @@ def weighted_laplace(
     >>> weighted_laplace(g, 1.0, 1e-6, max_items=2, rng=0).items.tolist()
     ['x', 'y']
     """
-    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
+    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items, noise)
+    calibration = calibrate("weighted_laplace", eps, dlt, delta0, mode=noise)
     return single_round_result(
         graph,
-        calibrate("weighted_laplace", eps, dlt, delta0),
+        calibration,
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
         rng=rng,
         sampling=sampling,
-        weigh=lambda sets, _: basic_weights(sets, 1),
+        weigh=_weigh(1, calibration),
         privacy_loss=weighted_laplace_loss(eps, dlt),
         return_weights=return_weights,
     )
@@ -360,6 +386,7 @@ def weighted_gaussian(
     max_items: int = 100,
     rng: RNGLike = None,
     sampling: str = "uniform",
+    noise: NoiseMode = "exact",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """Weighted Gaussian set union: each person adds 1/√|W| to each item (Gopi Alg. 8).
@@ -377,6 +404,10 @@ def weighted_gaussian(
     sampling
         ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
         (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+    noise
+        ``"exact"`` (default): fixed-point weights and exact discrete noise, ``secure=True``
+        (:mod:`~mechanisms.set_union.fixed_point`).  ``"float"``: the papers' continuous noise
+        on real weights, for Monte-Carlo experiments (warns, ``secure=False``).
     return_weights
         Also return the pre-noise weights (**not private**, for research).
 
@@ -397,19 +428,20 @@ def weighted_gaussian(
     >>> from dpcount import PersonItemGraph
     >>> g = PersonItemGraph.from_sets({f"u{k}": {"x"} for k in range(30)})
     >>> r = weighted_gaussian(g, 1.0, 1e-5, max_items=1, rng=0)
-    >>> r.count, round(r.scale, 4)
-    (1, 3.8841)
+    >>> r.count, round(r.scale, 4), r.secure  # exact discrete noise: σ from zCDP
+    (1, 4.1962, True)
     """
-    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
+    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items, noise)
+    calibration = calibrate("weighted_gaussian", eps, dlt, delta0, mode=noise)
     return single_round_result(
         graph,
-        calibrate("weighted_gaussian", eps, dlt, delta0),
+        calibration,
         epsilon=eps,
         delta=dlt,
         max_items=delta0,
         rng=rng,
         sampling=sampling,
-        weigh=lambda sets, _: basic_weights(sets, 2),
+        weigh=_weigh(2, calibration),
         privacy_loss=weighted_gaussian_loss(eps, dlt),
         return_weights=return_weights,
     )

@@ -120,13 +120,17 @@ def test_absent_public_group_gives_bound_at_most_zero():
     assert t.secure and t.is_private  # public keys: exact discrete Laplace only
 
 
-def test_private_keys_make_the_release_insecure():
-    """The keys come from a set union with floating-point noise: secure=False, and it warns."""
+def test_private_keys_are_chosen_with_exact_noise():
+    """The keys come from the weighted Gaussian set union with exact discrete noise: the
+    release is secure and nothing warns."""
+    import warnings
+
     from dpcount.errors import UnsafeNoiseWarning
 
-    with pytest.warns(UnsafeNoiseWarning):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnsafeNoiseWarning)
         t = grouped_distinct_count(_one_item_each(), 1.0, max_groups=1, delta=1e-6, rng=0)
-    assert not t.secure and t.is_private
+    assert t.secure and t.is_private
 
 
 def test_each_group_runs_at_epsilon_over_k():
@@ -208,13 +212,14 @@ def test_private_keys_never_release_a_single_person_group():
 
 
 def test_power_a_threshold_30_percent_low_releases_single_person_groups(monkeypatch):
-    # Power of the test above: with ρ 30% too low (σ = 4.8, ρ = 26.6 → 18.6) a single-person
-    # group passes with probability ~1.2e-4; 4,000 groups x 20 runs expect ~9.8 releases, so
-    # seeing none (this test failing) has probability ~6e-5.
-    from mechanisms.set_union import thresholds
+    # Power of the test above: with the (integer, exact-noise) ρ 30% too low (σ ≈ 5.1,
+    # ρ ≈ 28.2 → 19.7 in weight units) a single-person group passes with probability ~2e-4;
+    # 4,000 groups x 20 runs expect ~16 releases, so seeing none (this test failing) has
+    # probability ~1e-7.
+    from mechanisms.set_union import fixed_point
 
-    real = thresholds.gaussian_threshold
-    monkeypatch.setattr(thresholds, "gaussian_threshold", lambda *a, **k: 0.7 * real(*a, **k))
+    real = fixed_point.discrete_threshold
+    monkeypatch.setattr(fixed_point, "discrete_threshold", lambda *a, **k: int(0.7 * real(*a, **k)))
     leaked = sum(len(r - {"big0", "big1", "big2"}) for r in _released(_solo_and_big(4000)))
     assert leaked > 0
 

@@ -15,7 +15,7 @@ import pytest
 from dpcount import PersonItemGraph
 from mechanisms import set_union
 from mechanisms.set_union import thresholds
-from mechanisms.set_union.calibration import MECHANISMS, calibrate, round_shares
+from mechanisms.set_union.calibration import EXACT, MECHANISMS, calibrate, round_shares
 
 GRID = [(0.5, 1e-6, 2), (1.0, 1e-5, 5), (3.0, 1e-9, 40)]
 OPTIONS = {
@@ -31,23 +31,33 @@ def graph() -> PersonItemGraph:
     return PersonItemGraph.from_sets({f"u{k}": {"a", "b", f"o{k % 7}"} for k in range(30)})
 
 
-@pytest.mark.parametrize("mechanism", MECHANISMS)
+MODES = [(m, "exact") for m in EXACT] + [(m, "float") for m in MECHANISMS]
+
+
+@pytest.mark.parametrize(("mechanism", "mode"), MODES)
 @pytest.mark.parametrize(("epsilon", "delta", "max_items"), GRID)
 def test_results_report_the_calibration(
-    graph: PersonItemGraph, mechanism: str, epsilon: float, delta: float, max_items: int
+    graph: PersonItemGraph,
+    mechanism: str,
+    mode: str,
+    epsilon: float,
+    delta: float,
+    max_items: int,
 ) -> None:
     options = OPTIONS.get(mechanism, {})
-    expected = calibrate(mechanism, epsilon, delta, max_items, **options)
+    expected = calibrate(mechanism, epsilon, delta, max_items, **options, mode=mode)
+    choice = {"noise": mode} if mechanism in EXACT else {}  # the others have float noise only
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = getattr(set_union, mechanism)(
-            graph, epsilon, delta, max_items=max_items, rng=0, **options
+            graph, epsilon, delta, max_items=max_items, rng=0, **options, **choice
         )
-    assert (result.noise, result.scale, result.threshold, result.cutoff) == (
+    assert (result.noise, result.scale, result.threshold, result.cutoff, result.secure) == (
         expected.noise,
         expected.scale,
         expected.threshold,
         expected.cutoff,
+        expected.secure,
     )
     got_rounds = [(r.scale, r.threshold, r.cutoff, r.delta_novel) for r in result.rounds]
     assert got_rounds == [(r.scale, r.threshold, r.cutoff, r.delta_novel) for r in expected.rounds]
@@ -61,22 +71,24 @@ def test_calibration_applies_the_papers_formulas(
     B.1, B.2): a wrong share (all of δ to σ) or sensitivity (1 for counts) is caught."""
     sigma = thresholds.gaussian_sigma(epsilon, delta / 2)
     root = math.sqrt(max_items)
-    assert calibrate("weighted_gaussian", epsilon, delta, max_items).scale == sigma
-    assert calibrate("count_gaussian", epsilon, delta, max_items).scale == pytest.approx(
-        root * sigma, rel=1e-9
-    )
-    assert calibrate("count_laplace", epsilon, delta, max_items).scale == max_items / epsilon
-    laplace = calibrate("weighted_laplace", epsilon, delta, max_items)
+
+    def fp(name: str):  # the papers' continuous form
+        return calibrate(name, epsilon, delta, max_items, mode="float")
+
+    assert fp("weighted_gaussian").scale == sigma
+    assert fp("count_gaussian").scale == pytest.approx(root * sigma, rel=1e-9)
+    assert fp("count_laplace").scale == max_items / epsilon
+    laplace = fp("weighted_laplace")
     assert laplace.threshold == thresholds.laplace_threshold(1 / epsilon, delta, max_items)
     # Power: the formulas with the wrong δ share or sensitivity give other numbers.
     assert thresholds.gaussian_sigma(epsilon, delta) < sigma
     if max_items > 1:
-        assert calibrate("count_gaussian", epsilon, delta, max_items).scale > 1.4 * sigma
+        assert fp("count_gaussian").scale > 1.4 * sigma
 
 
 def test_sips_rounds_compose_to_the_single_round_sigma() -> None:
     """Σ 1/σ_i² = 1/σ² (the rounds compose to μ = 1/σ) and Σ δ_i = δ/2."""
-    c = calibrate("dp_sips", 1.0, 1e-6, 10, rounds=4, ratio=0.4)
+    c = calibrate("dp_sips", 1.0, 1e-6, 10, rounds=4, ratio=0.4, mode="float")
     sigma = thresholds.gaussian_sigma(1.0, 1e-6 / 2)
     assert sum(r.scale**-2 for r in c.rounds) == pytest.approx(sigma**-2, rel=1e-12)
     assert sum(r.delta_novel for r in c.rounds) == pytest.approx(1e-6 / 2, rel=1e-12)

@@ -16,6 +16,7 @@ import mechanisms.set_union as su
 from dpcount import PersonItemGraph
 from dpcount.errors import InvalidParameterError, PrivacyLeakWarning, UnsafeNoiseWarning
 from mechanisms.accounting import PrivacyAccountant
+from mechanisms.set_union.calibration import EXACT
 from mechanisms.set_union.greedy_policy import greedy_policy
 from mechanisms.set_union.sips import round_shares
 
@@ -130,16 +131,17 @@ def test_parameters_follow_the_theorems() -> None:
     g = PersonItemGraph.from_sets({"a": ["x"]})
     eps, delta, d0 = 3.0, math.exp(-10), 100
     sigma = su.gaussian_sigma(eps, delta / 2)
-    wg = su.weighted_gaussian(g, eps, delta, max_items=d0)
+    # The papers' continuous forms (noise="float"; the exact forms: test_fixed_point.py).
+    wg = su.weighted_gaussian(g, eps, delta, max_items=d0, noise="float")
     assert (wg.scale, wg.threshold) == (sigma, su.gaussian_threshold(sigma, delta, d0))
     pg = su.policy_gaussian(g, eps, delta, max_items=d0, alpha=5)
     assert pg.cutoff == pytest.approx(pg.threshold + 5 * sigma)
     pl = su.policy_laplace(g, eps, delta, max_items=d0, alpha=2)
     assert pl.scale == 1 / eps and pl.cutoff == pytest.approx(pl.threshold + 2 / eps)
     assert pl.threshold == pytest.approx(4.6473, abs=5e-5)  # docs/algorithms.md §6
-    cl = su.count_laplace(g, eps, delta, max_items=d0)
+    cl = su.count_laplace(g, eps, delta, max_items=d0, noise="float")
     assert cl.scale == d0 / eps
-    cg = su.count_gaussian(g, eps, delta, max_items=d0)
+    cg = su.count_gaussian(g, eps, delta, max_items=d0, noise="float")
     assert cg.scale == pytest.approx(10 * sigma, rel=1e-9)
     mad = su.max_adaptive_degree(g, eps, delta, max_items=d0, d_max=30, tau_offset=2)
     assert (mad.scale, mad.threshold) == (wg.scale, wg.threshold)  # same σ, ρ as basic
@@ -150,7 +152,7 @@ def test_parameters_follow_the_theorems() -> None:
 def test_sips_budget_split_and_single_round() -> None:
     g = PersonItemGraph.from_sets({"a": ["x"]})
     eps, delta, d0 = 1.0, 1e-5, 20
-    r = su.dp_sips(g, eps, delta, max_items=d0, rounds=3, ratio=0.3)
+    r = su.dp_sips(g, eps, delta, max_items=d0, rounds=3, ratio=0.3, noise="float")
     shares = round_shares(3, 0.3)
     assert shares == pytest.approx([0.0647482, 0.2158273, 0.7194245], rel=1e-6)
     sigma = su.gaussian_sigma(eps, delta / 2)
@@ -161,9 +163,12 @@ def test_sips_budget_split_and_single_round() -> None:
         assert x.scale == pytest.approx(sigma / math.sqrt(s))
         assert x.threshold == su.gaussian_threshold(x.scale, 2 * x.delta_novel, d0)
     assert su.balle_wang_delta(sigma, eps) <= delta / 2
-    one = su.dp_sips(g, eps, delta, max_items=d0, rounds=1)
-    wg = su.weighted_gaussian(g, eps, delta, max_items=d0)
+    one = su.dp_sips(g, eps, delta, max_items=d0, rounds=1, noise="float")
+    wg = su.weighted_gaussian(g, eps, delta, max_items=d0, noise="float")
     assert (one.scale, one.threshold) == (wg.scale, wg.threshold)
+    exact_one = su.dp_sips(g, eps, delta, max_items=d0, rounds=1)
+    exact_wg = su.weighted_gaussian(g, eps, delta, max_items=d0)
+    assert (exact_one.scale, exact_one.threshold) == (exact_wg.scale, exact_wg.threshold)
 
 
 def test_sips_rounds_release_disjoint_items(zipf_graph) -> None:
@@ -217,13 +222,21 @@ def test_greedy_policy_refuses_then_warns() -> None:
 
 
 def test_floating_point_noise_warns_and_is_not_secure(zipf_graph) -> None:
-    # Set union draws continuous NumPy noise: every mechanism says so, once, like noise="float".
-    for f in MECHANISMS.values():
-        with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always")
-            r = f(zipf_graph, 1.0, 1e-6, max_items=5, rng=0)
-        assert [w.category for w in caught] == [UnsafeNoiseWarning]
-        assert r.secure is False and r.is_private and r.to_dict()["secure"] is False
+    """Continuous NumPy noise (noise="float", or a mechanism without an exact form) says so,
+    once; exact noise (the default where it exists) is silent and secure."""
+    for name, f in MECHANISMS.items():
+        calls = [f] if name not in EXACT else [partial(f, noise="float")]
+        for call in calls:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                r = call(zipf_graph, 1.0, 1e-6, max_items=5, rng=0)
+            assert [w.category for w in caught] == [UnsafeNoiseWarning]
+            assert r.secure is False and r.is_private and r.to_dict()["secure"] is False
+        if name in EXACT:
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                r = f(zipf_graph, 1.0, 1e-6, max_items=5, rng=0)
+            assert r.secure is True and r.to_dict()["secure"] is True
 
 
 @pytest.mark.parametrize("mechanism", ["policy_laplace", "policy_gaussian"])
@@ -259,7 +272,14 @@ def test_keyed_sampling_keeps_the_subsets_of_the_key_from_the_sampling_stream(zi
     from mechanisms.set_union.weighted import basic_weights
 
     result = su.weighted_gaussian(
-        zipf_graph, 1.0, 1e-6, max_items=4, rng=8, sampling="keyed", return_weights=True
+        zipf_graph,
+        1.0,
+        1e-6,
+        max_items=4,
+        rng=8,
+        sampling="keyed",
+        return_weights=True,
+        noise="float",
     )
     key = int(draw_key(spawn(8, 3)[1]))
     g = zipf_graph
@@ -267,7 +287,9 @@ def test_keyed_sampling_keeps_the_subsets_of_the_key_from_the_sampling_stream(zi
         CappedSets.from_graph(g), g.person_labels, g.item_labels, 4, key
     )
     assert np.array_equal(result.weights, basic_weights(capped, 2))
-    uniform = su.weighted_gaussian(g, 1.0, 1e-6, max_items=4, rng=8, return_weights=True)
+    uniform = su.weighted_gaussian(
+        g, 1.0, 1e-6, max_items=4, rng=8, return_weights=True, noise="float"
+    )
     assert not np.array_equal(uniform.weights, result.weights)  # the option is not ignored
 
 

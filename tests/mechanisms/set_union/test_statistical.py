@@ -102,15 +102,17 @@ def _with_group(p_novel: float, bound: float, p_group) -> Reference:
     return Reference(p_novel, bound, p_group(k, 1.0), k)
 
 
+# The continuous forms of the papers (noise="float"); the exact forms' own laws are tested in
+# test_exact_release.py and their thresholds in test_fixed_point.py.
 MECHANISMS = {
-    "count_laplace": su.count_laplace,
-    "count_gaussian": su.count_gaussian,
-    "weighted_laplace": su.weighted_laplace,
-    "weighted_gaussian": su.weighted_gaussian,
+    "count_laplace": partial(su.count_laplace, noise="float"),
+    "count_gaussian": partial(su.count_gaussian, noise="float"),
+    "weighted_laplace": partial(su.weighted_laplace, noise="float"),
+    "weighted_gaussian": partial(su.weighted_gaussian, noise="float"),
     "policy_laplace": su.policy_laplace,
     "policy_gaussian": su.policy_gaussian,
     "max_adaptive_degree": su.max_adaptive_degree,
-    "dp_sips": su.dp_sips,
+    "dp_sips": partial(su.dp_sips, noise="float"),
     "dp_sips_mad": partial(su.dp_sips, weighting="mad"),
 }
 
@@ -205,7 +207,9 @@ def test_mad_releases_at_least_as_much_as_weighted_gaussian() -> None:
     graph = _zipf_graph(3)
     eps, delta, d0 = 1.0, 1e-5, 20
     mad = su.max_adaptive_degree(graph, eps, delta, max_items=d0, rng=0, return_weights=True)
-    basic = su.weighted_gaussian(graph, eps, delta, max_items=d0, rng=0, return_weights=True)
+    basic = su.weighted_gaussian(
+        graph, eps, delta, max_items=d0, rng=0, return_weights=True, noise="float"
+    )
     assert (mad.scale, mad.threshold) == (basic.scale, basic.threshold)
     held = np.flatnonzero(basic.weights > 0)
     assert np.array_equal(held, np.flatnonzero(mad.weights > 0))  # same sampling
@@ -219,10 +223,12 @@ def test_mad_releases_at_least_as_much_as_weighted_gaussian() -> None:
         su.max_adaptive_degree(graph, eps, delta, max_items=d0, rng=s).count for s in runs
     ]
     basic_counts = [
-        su.weighted_gaussian(graph, eps, delta, max_items=d0, rng=100 + s).count for s in runs
+        su.weighted_gaussian(graph, eps, delta, max_items=d0, rng=100 + s, noise="float").count
+        for s in runs
     ]
     assert _mean_difference_z(mad_counts, basic_counts) > -Z
     count_counts = [
-        su.count_gaussian(graph, eps, delta, max_items=d0, rng=200 + s).count for s in runs
+        su.count_gaussian(graph, eps, delta, max_items=d0, rng=200 + s, noise="float").count
+        for s in runs
     ]
     assert _mean_difference_z(count_counts, basic_counts) < -Z  # power check
