@@ -42,6 +42,7 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Literal
 
 import numpy as np
@@ -293,6 +294,7 @@ def _exact_gaussian(sigma: float, share: Fraction, delta_novel: float, delta0: i
     return Exact(bits, variance, rho)
 
 
+@lru_cache(maxsize=512)  # public parameters only: many releases compute it once
 def _exact(
     name: str, noise: Noise, counts: bool, eps: float, dlt: float, delta0: int
 ) -> Calibration:
@@ -340,7 +342,7 @@ def _sips(
     kind = check_choice(weighting, "weighting", WEIGHTINGS)
     beta = check_nonnegative(tau_offset, "tau_offset")
     if exact:
-        return _exact_sips(eps, dlt, delta0, shares)
+        return _exact_sips(eps, dlt, delta0, tuple(shares.tolist()))
     sigma = thresholds.gaussian_sigma(eps, dlt / 2)  # μ = 1/σ for the whole run
     if thresholds.balle_wang_delta(sigma, eps) > dlt / 2 * (1 + 1e-9):
         raise AssertionError("composed Gaussian DP does not meet δ/2")  # pragma: no cover
@@ -356,12 +358,13 @@ def _sips(
     return Calibration("dp_sips", "gaussian", last.scale, last.threshold, last.cutoff, tuple(out))
 
 
-def _exact_sips(eps: float, dlt: float, delta0: int, shares: np.ndarray) -> Calibration:
+@lru_cache(maxsize=512)
+def _exact_sips(eps: float, dlt: float, delta0: int, shares: tuple[float, ...]) -> Calibration:
     """DP-SIPS rounds on fixed-point weights: round i is ρ_i-zCDP with ρ_i ≤ s_i·ρ for exact
     rational shares s_i summing to 1, so the rounds compose to ρ (Bun & Steinke 2016,
     Lemma 2.3; adaptively), (ε, δ/2)-DP by CKS20 Cor. 13; round i's novel items get δ_i."""
     sigma = fixed_point.discrete_gaussian_sigma(eps, dlt / 2)
-    raw = [Fraction(x) for x in shares.tolist()]
+    raw = [Fraction(x) for x in shares]
     total = sum(raw, Fraction(0))
     out = []
     for part in raw:
