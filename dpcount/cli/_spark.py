@@ -155,4 +155,5 @@ def spark_union(args: argparse.Namespace, source: Source) -> Any:
         mechanism=args.algorithm,
         rng=args.seed,
         drop_nulls=source.drop_nulls,
+        **({"noise": args.noise} if getattr(args, "noise", None) else {}),
     )

@@ -96,6 +96,15 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="N",
         help="Δ0: most items one person contributes, sampled at random (default: 100)",
     )
+    group.add_argument(
+        "--noise",
+        choices=("exact", "float"),
+        help=(
+            "exact: integer weights and exact discrete noise, the output may be released "
+            "(default where the algorithm has it: count_*, weighted_*, dp_sips); float: "
+            "floating-point noise, for experiments only (not for release)"
+        ),
+    )
     group.add_argument("--seed", type=seed_type, metavar="N", help=SEED_HELP)
     add_output_arguments(parser, what="the released items (one per line)")
     add_engine_arguments(parser)
@@ -110,9 +119,10 @@ def run(args: argparse.Namespace) -> int:
     check_spark(args, source)
     target = output_target(args, source.inputs())
     show = show_progress(args)
+    noise_options(args)  # a bad --noise fails before any data is read
     with warnings.catch_warnings():
-        # Every set-union mechanism draws floating-point noise; the summary line says so
-        # instead of a warning that would come before any error line.
+        # Floating-point noise (--noise float, or an algorithm without an exact form): the
+        # summary line says so instead of a warning that would come before any error line.
         warnings.simplefilter("ignore", UnsafeNoiseWarning)
         result = _release(args, source, show)
     if args.seed is not None:  # whoever knows the seed can remove the noise
@@ -136,7 +146,31 @@ def _release(args: argparse.Namespace, source: Source, show: bool) -> SetUnionRe
     graph = load_graph(source, show=show)
     mechanism = get(args.algorithm).function
     with progress(f"running {args.algorithm}", enabled=show):
-        return mechanism(graph, args.epsilon, args.delta, max_items=args.max_items, rng=args.seed)
+        return mechanism(
+            graph,
+            args.epsilon,
+            args.delta,
+            max_items=args.max_items,
+            rng=args.seed,
+            **noise_options(args),
+        )
+
+
+def noise_options(args: argparse.Namespace) -> dict[str, str]:
+    """``noise=`` for the mechanism: the choice of --noise, refused (before any work) for an
+    algorithm that has floating-point noise only."""
+    from mechanisms.set_union.calibration import EXACT
+
+    if args.noise is None:
+        return {}
+    if args.algorithm not in EXACT:
+        if args.noise == "float":
+            return {}  # its only form
+        raise UserError(
+            f"--noise exact: {args.algorithm} has no exact-noise form yet; choose one of "
+            f"{', '.join(EXACT)}"
+        )
+    return {"noise": args.noise}
 
 
 def label_strings(items: np.ndarray) -> list[str]:
@@ -166,12 +200,18 @@ def items_text(items: np.ndarray) -> str:
 
 
 def summary(result: SetUnionResult, target: OutputFile | None) -> str:
-    """The stderr line: how many items were released, with ε and δ."""
+    """The stderr line: how many items were released, with ε and δ, and whether the output
+    may be released (exact noise) or not (floating-point noise)."""
     where = f" to {target.given}" if target is not None else ""
+    verdict = (
+        "exact noise: may be released"
+        if result.secure
+        else "floating-point noise: NOT for release, experiments only"
+    )
     return (
         f"dpcount union: released {result.count:,} items{where} with {result.mechanism} "
         f"(ε = {result.epsilon:g}, δ = {result.delta:g}, at most {result.max_items} items "
-        f"per person{'' if result.secure else '; floating-point noise'})"
+        f"per person; {verdict})"
     )
 
 

@@ -46,7 +46,8 @@ def test_items_on_stdout_summary_on_stderr(words, capsys):
     summary, note = captured.err.strip().splitlines()
     assert summary == (
         f"dpcount union: released {expected.count} items with policy_gaussian "
-        "(ε = 3, δ = 1e-05, at most 3 items per person; floating-point noise)"
+        "(ε = 3, δ = 1e-05, at most 3 items per person; floating-point noise: NOT for "
+        "release, experiments only)"
     )
     assert note.startswith("dpcount union: note: --seed 2 makes this release reproducible")
 
@@ -192,3 +193,16 @@ def test_missing_column_and_unreadable_file(words, tmp_path, capsys):
 
 def test_algorithms_exist():
     assert set(_union.ALGORITHMS) <= set(set_union.__all__)
+
+
+def test_union_says_whether_its_output_may_be_released(capsys):
+    """Exact noise: "may be released"; --noise float: "NOT for release"; --noise exact for an
+    algorithm without an exact form is refused before any work."""
+    args = ["union", "--dataset", "southern-women", "--seed", "1", "--max-items", "5"]
+    assert main([*args, "--algorithm", "weighted_gaussian"]) == 0
+    assert "; exact noise: may be released)" in capsys.readouterr().err
+    assert main([*args, "--algorithm", "weighted_gaussian", "--noise", "float"]) == 0
+    assert "floating-point noise: NOT for release" in capsys.readouterr().err
+    assert main([*args, "--algorithm", "policy_gaussian", "--noise", "exact"]) == 2
+    err = capsys.readouterr().err
+    assert "no exact-noise form" in err and "released" not in err
