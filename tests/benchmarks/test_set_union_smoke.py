@@ -16,6 +16,7 @@ def test_set_union_benchmark_smoke(tmp_path: Path) -> None:
         "Chen et al. Table 1",
         "Time per algorithm on heavy-users",
         "Released items against ε",
+        "Exact versus floating-point noise on reddit-like",
     ):
         assert heading in text
     assert "Policy Gaussian" in text and "DP-SIPS + MAD" in text
