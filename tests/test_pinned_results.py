@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import warnings
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -80,7 +81,7 @@ def _triples() -> GroupedGraph:
 
 def _set_union(mechanism: Callable[..., Any], seed: int) -> str:
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", UnsafeNoiseWarning)  # float noise is expected here
+        warnings.simplefilter("ignore", UnsafeNoiseWarning)  # float noise is expected (policies)
         return _digest(np.asarray(mechanism(_reddit(), 1.0, 1e-6, rng=seed).items))
 
 
@@ -129,8 +130,22 @@ RELEASES: dict[str, tuple[Callable[[], Any], Any]] = {
         lambda: mechanisms.laplace_lower_bound(1000, 4, 1.0, 0.05, rng=15).estimate,
         989.0,
     ),
-    "weighted_gaussian": (lambda: _set_union(set_union.weighted_gaussian, 16), "3dcd50b1afc16341"),
-    "dp_sips": (lambda: _set_union(set_union.dp_sips, 17), "58d27d82f9591cd8"),
+    # Floating-point noise (noise="float"): the values pinned at 2209615, unchanged.
+    "weighted_gaussian": (
+        lambda: _set_union(partial(set_union.weighted_gaussian, noise="float"), 16),
+        "3dcd50b1afc16341",
+    ),
+    "dp_sips": (
+        lambda: _set_union(partial(set_union.dp_sips, noise="float"), 17),
+        "58d27d82f9591cd8",
+    ),
+    # Exact discrete noise on fixed-point weights, the default since the set-union exact-noise
+    # change (a new sampler on purpose): pinned at that change.
+    "weighted_gaussian exact": (
+        lambda: _set_union(set_union.weighted_gaussian, 16),
+        "2881ac8d059b19d3",
+    ),
+    "dp_sips exact": (lambda: _set_union(set_union.dp_sips, 17), "05c42c43a5a0f496"),
     "policy_laplace": (lambda: _set_union(set_union.policy_laplace, 18), "33c9c6ea5c6760b8"),
     "sampling curve": (
         lambda: matching.dc_curve(_fashion(), 5, method="sampling", rng=19).tolist(),
