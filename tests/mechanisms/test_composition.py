@@ -95,11 +95,14 @@ def test_many_releases_pld_and_zcdp_are_tighter() -> None:
 def test_gaussian_set_union_states_its_zcdp() -> None:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        w = weighted_gaussian(GRAPH, 1.0, 1e-6, max_items=4, rng=0)
-        c = count_gaussian(GRAPH, 1.0, 1e-6, max_items=4, rng=0)
+        w = weighted_gaussian(GRAPH, 1.0, 1e-6, max_items=4, rng=0, noise="float")
+        c = count_gaussian(GRAPH, 1.0, 1e-6, max_items=4, rng=0, noise="float")
+        exact = weighted_gaussian(GRAPH, 1.0, 1e-6, max_items=4, rng=0)
     rho, delta0 = w.privacy_loss.zcdp
     assert rho == pytest.approx(1 / (2 * w.scale**2)) and delta0 == 5e-7  # sensitivity 1
     assert c.privacy_loss.zcdp[0] == pytest.approx(4 / (2 * c.scale**2))  # sensitivity √Δ0
+    # Exact noise has the larger discrete σ: the same statement is an upper bound on its ρ.
+    assert exact.privacy_loss == w.privacy_loss and rho > 1 / (2 * exact.scale**2)
     dc = privacy_loss_of("dp_distinct_count", epsilon=1.0)
     assert dc.as_zcdp() == (0.25, 0.0)  # two pure halves: 2·(1/2)²/2
 
