@@ -27,6 +27,7 @@ from mechanisms.bayesian_ngrams import (
     laplace_ngrams_public,
 )
 from mechanisms.release import Release, seeded_copy
+from mechanisms.set_union.calibration import EXACT
 
 GRAPH = PersonItemGraph.from_sets({f"p{i:03d}": {i % 40, (i + 1) % 40, 99} for i in range(120)})
 GROUPED = GroupedGraph.from_triples(
@@ -78,14 +79,19 @@ CASES: dict[str, tuple[Callable[[int], Release], bool, bool]] = {
         name: (
             partial(lambda n, s: getattr(set_union, n)(GRAPH, 1.0, 1e-6, rng=s), name),
             True,
-            False,
+            name in EXACT,  # exact discrete noise by default; the others float only
         )
         for name in SET_UNION
     },
+    "weighted_gaussian float": (
+        lambda s: set_union.weighted_gaussian(GRAPH, 1.0, 1e-6, rng=s, noise="float"),
+        True,
+        False,
+    ),
     "weighted_gaussian weights": (
         lambda s: set_union.weighted_gaussian(GRAPH, 1.0, 1e-6, rng=s, return_weights=True),
         False,
-        False,
+        True,
     ),
     "laplace_ngrams": (
         lambda s: laplace_ngrams(NGRAMS, PUBLIC, 1.0, max_contribution=4, rng=s),
@@ -214,7 +220,7 @@ def test_accountant_refuses_results_with_non_private_data() -> None:
 
 def test_accountant_warns_on_insecure_results_unless_told() -> None:
     acct = PrivacyAccountant(100.0, 0.5)
-    r = _run("weighted_gaussian")
+    r = _run("weighted_gaussian float")
     with pytest.warns(UnsafeNoiseWarning, match="allow_insecure"):
         acct.spend(r)
     with warnings.catch_warnings():
