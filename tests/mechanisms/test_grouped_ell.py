@@ -8,6 +8,7 @@ probabilities, with a power check (the same pair breaks a choice that forgets th
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -112,10 +113,12 @@ def test_scales_and_losses_of_each_rule(kwargs, choice, choose):
 
 def test_private_keys_compose_with_the_choice_of_ell():
     rows = _one_item_each(3, 200)
-    with pytest.warns(UnsafeNoiseWarning):  # the keys' set union draws floating-point noise
+    with warnings.catch_warnings():  # the keys' set union draws exact discrete noise
+        warnings.simplefilter("error", UnsafeNoiseWarning)
         t = grouped_distinct_count(
             rows, 2.0, max_groups=1, delta=1e-7, ell=1, rng=0, selection_share=0.25
         )
+    assert t.secure
     assert [p.epsilon for p in t.privacy_loss.parts] == pytest.approx([0.5, 1.5])
     assert [p.epsilon for p in t.privacy_loss.parts[1].parts] == [0.0, 1.5]
     assert all(row.scale == float(laplace_scale(1, 1.5)) for row in t.rows)
