@@ -44,7 +44,8 @@ import os
 import sys
 import threading
 import types
-from collections.abc import Callable, MutableMapping
+from collections.abc import Callable, Iterator, MutableMapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -53,8 +54,10 @@ __all__ = [
     "INTERPRETED_BUDGET_CALLS",
     "SMALL_PAIRS",
     "Kernel",
+    "before_compiling",
     "cache_dir",
     "default_cache_dir",
+    "is_cached",
     "kernel",
 ]
 
@@ -119,6 +122,52 @@ def cache_dir(environ: MutableMapping[str, str] | None = None) -> str | None:
 _numba_ready = False
 #: Held while a kernel is compiled or loaded (re-entrant: a kernel builds its callees first).
 _COMPILING = threading.RLock()
+#: Called with each kernel just before this process builds it (see :func:`before_compiling`).
+_BEFORE_COMPILING: list[Callable[[Kernel], None]] = []
+
+
+@contextmanager
+def before_compiling(hook: Callable[[Kernel], None]) -> Iterator[None]:
+    """Call ``hook(kernel)`` before each kernel is built (compiled, or loaded from the cache)
+    in this process while the block runs.
+
+    The command line uses it to say, once, that a first run compiles, and to wait for kernels
+    that a background process is compiling (:mod:`dpcount.common.precompile`).  Hooks run
+    under the compile lock, callees before their callers.
+    """
+    _BEFORE_COMPILING.append(hook)
+    try:
+        yield
+    finally:
+        _BEFORE_COMPILING.remove(hook)
+
+
+def is_cached(kernel: Kernel, environ: MutableMapping[str, str] | None = None) -> bool:
+    """Whether numba's on-disk cache holds ``kernel``, without importing numba.
+
+    Looks for numba's index file of the function (``module.name-LINE.pyXY.nbi``) in the cache
+    directory (:func:`cache_dir`) and in ``__pycache__`` beside the source.  A cheap estimate:
+    an index left by an older version of the source counts as cached, so a caller may compile
+    where it expected to load, never the other way round.
+
+    Examples
+    --------
+    >>> @kernel("(int64,)")
+    ... def never_compiled(x):
+    ...     return x
+    >>> is_cached(never_compiled)
+    False
+    """
+    code = kernel.py_func.__code__
+    source = Path(code.co_filename)
+    # numba's file name: the module file's stem, the qualified name without "<>", the line
+    name = f"{source.stem}.{kernel.__qualname__}".replace("<", "").replace(">", "")
+    index = f"{name}-{code.co_firstlineno}.py{sys.version_info[0]}{sys.version_info[1]}*.nbi"
+    folders = [source.parent / "__pycache__"]
+    chosen = cache_dir(environ)
+    if chosen and Path(chosen).is_dir():  # numba's folder per source directory inside it
+        folders += [path for path in Path(chosen).iterdir() if path.is_dir()]
+    return any(next(folder.glob(index), None) is not None for folder in folders)
 
 
 def _numba() -> Any:
@@ -185,12 +234,28 @@ class Kernel:
         function.__doc__ = self.py_func.__doc__
         return function
 
+    def callees(self) -> set[Kernel]:
+        """The kernels this one calls, directly or through others (the ones built with it)."""
+        found: set[Kernel] = set()
+        todo = [self]
+        while todo:
+            current = todo.pop()
+            namespace = current.py_func.__globals__
+            for name in current.py_func.__code__.co_names:
+                value = namespace.get(name)
+                if isinstance(value, Kernel) and value not in found and value is not self:
+                    found.add(value)
+                    todo.append(value)
+        return found
+
     @property
     def compiled(self) -> Callable[..., Any]:
         """The numba dispatcher, compiled (or loaded from the cache) on first access."""
         if self._compiled is None:
             with _COMPILING:  # threads calling a new kernel at once build it once
                 if self._compiled is None:
+                    for hook in list(_BEFORE_COMPILING):
+                        hook(self)
                     self._compiled = self._compile()
         return self._compiled
 
