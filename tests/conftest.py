@@ -42,3 +42,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if is_slow_path(item.path):
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture
+def progress_labels(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Labels of the progress indicators the CLI commands start (instead of drawing them)."""
+    from dpcount.cli import _progress
+
+    labels: list[str] = []
+
+    class Recorder:
+        def __init__(self, label: str, stream: object, **kwargs: object) -> None:
+            labels.append(label)
+
+        def __enter__(self) -> None:
+            return None
+
+        def __exit__(self, *exc: object) -> None:
+            return None
+
+    monkeypatch.setattr(_progress, "Progress", Recorder)
+    return labels

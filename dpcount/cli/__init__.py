@@ -15,7 +15,9 @@ Subcommands (one module each):
 Results go to stdout (or to ``--output FILE``, :mod:`dpcount.cli._outputs`), everything else
 (summaries, notes, warnings, progress) to stderr; ``--json`` and ``--csv`` mean the same in
 every subcommand (:mod:`dpcount.cli._formats`).  A progress indicator appears on a terminal
-only, for steps longer than about two seconds, and never with ``--json``.  User errors (bad
+only, for steps longer than about two seconds, and never with ``--json``, unless
+``--progress`` or ``--no-progress`` says otherwise; with it, a note says once when kernels are
+compiled (:mod:`dpcount.cli._kernels`).  User errors (bad
 options, a missing column, an unreadable file, an unknown data set) print one line
 ``dpcount COMMAND: error: ...`` to stderr and exit with status 2; no traceback, and options
 are named by their flags (:mod:`dpcount.cli._errors`).  Ctrl-C, SIGTERM and SIGHUP clean up
@@ -54,8 +56,9 @@ import dpcount
 from dpcount.errors import DPCountError
 
 from . import _count, _curve, _datasets, _union
-from ._common import UserError
+from ._common import UserError, show_progress
 from ._errors import flag_spelling
+from ._kernels import compile_note
 from ._output import ascii_fallback
 from ._signals import Signals, stop_signals
 
@@ -94,6 +97,13 @@ def build_parser() -> argparse.ArgumentParser:
         module.add_parser(commands)
     for subparser in commands.choices.values():  # errors name this subcommand's flags
         subparser.set_defaults(subparser=subparser)
+        subparser.add_argument(
+            "--progress",
+            action=argparse.BooleanOptionalAction,
+            help="show a progress line on stderr for steps longer than 2 s, and a note when "
+            "kernels are compiled, even when stderr is not a terminal (--no-progress: never; "
+            "default: on a terminal, without --json)",
+        )
     return parser
 
 
@@ -118,7 +128,10 @@ def _main(argv: Sequence[str] | None, signals: Signals) -> int:
         parser.print_help()
         return 0
     try:
-        with warnings.catch_warnings():
+        with (
+            warnings.catch_warnings(),
+            compile_note(args.command, enabled=show_progress(args)),
+        ):
             warnings.showwarning = _warning_printer(args.command)
             return int(args.handler(args))
     except KeyboardInterrupt:

@@ -512,7 +512,11 @@ def read_options(source: Source) -> dict[str, Any]:
 
 
 def show_progress(args: argparse.Namespace) -> bool:
-    """Progress is drawn on a terminal only, and never with ``--json``."""
+    """Whether progress is drawn: as ``--progress``/``--no-progress`` say, else on a terminal
+    without ``--json``."""
+    asked: bool | None = getattr(args, "progress", None)
+    if asked is not None:
+        return asked
     return stderr_is_terminal() and not getattr(args, "json", False)
 
 

@@ -24,6 +24,7 @@ from ._common import (
 )
 from ._formats import add_output_arguments, csv_text, emit, finish, formatted, output_target
 from ._grouped import add_grouped_arguments, grouped_requested, run_grouped
+from ._kernels import compiling_ahead
 from ._progress import progress
 from ._spark import add_engine_arguments, check_spark, spark_count
 
@@ -112,17 +113,18 @@ def run(args: argparse.Namespace) -> int:
     if args.engine == "spark":
         result = spark_count(args, source)
     else:
-        graph = load_graph(source, show=show)
-        with progress("computing the private lower bound", enabled=show):
-            result = dp_distinct_count(
-                graph,
-                args.epsilon,
-                beta=args.beta,
-                ell_max=args.ell_max,
-                ell=args.ell,
-                counting=args.counting,
-                rng=args.seed,
-            )
+        with compiling_ahead(source, args.counting):
+            graph = load_graph(source, show=show)
+            with progress("computing the private lower bound", enabled=show):
+                result = dp_distinct_count(
+                    graph,
+                    args.epsilon,
+                    beta=args.beta,
+                    ell_max=args.ell_max,
+                    ell=args.ell,
+                    counting=args.counting,
+                    rng=args.seed,
+                )
     if args.seed is not None:  # whoever knows the seed can remove the noise
         result = seeded_copy(result)
     text = formatted(

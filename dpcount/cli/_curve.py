@@ -27,6 +27,7 @@ from ._common import (
     wrap,
 )
 from ._formats import add_output_arguments, csv_text, emit, output_format, output_target
+from ._kernels import compiling_ahead
 from ._outputs import OutputFile, output_file
 from ._progress import progress
 
@@ -103,11 +104,12 @@ def run(args: argparse.Namespace) -> int:
         )
         _require_matplotlib()
     show = show_progress(args)
-    graph = load_graph(source, show=show)
-    length = curve_length(graph, args.ell_max)
-    with progress(f"computing DC(D;ℓ) for ℓ = 1..{length}", enabled=show):
-        rng = args.seed if args.method == "sampling" else None
-        curve = matching.dc_curve(graph, length, method=args.method, rng=rng)
+    with compiling_ahead(source, args.method):
+        graph = load_graph(source, show=show)
+        length = curve_length(graph, args.ell_max)
+        with progress(f"computing DC(D;ℓ) for ℓ = 1..{length}", enabled=show):
+            rng = args.seed if args.method == "sampling" else None
+            curve = matching.dc_curve(graph, length, method=args.method, rng=rng)
     if length < args.ell_max:
         note(
             "curve",

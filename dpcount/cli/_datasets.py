@@ -124,7 +124,10 @@ def run(args: argparse.Namespace) -> int:
     if target is not None:
         from dpcount.io import write_pairs
 
-        with target.writing() as tmp:
+        with (
+            progress(f"writing {target.given}", enabled=show_progress(args)),
+            target.writing() as tmp,
+        ):
             write_pairs(graph, tmp, format=target.suffix[1:])
     if args.json:
         print(json_text(summary_json(graph.summary(), args)))

@@ -96,7 +96,7 @@ def run_grouped(args: argparse.Namespace) -> int:
     inputs = [*source.inputs(), *([args.groups_file] if args.groups_file else [])]
     target = output_target(args, inputs)
     keys = read_keys(args.groups_file, "--groups-file") if args.groups_file is not None else None
-    show = show_progress(args) and not args.csv
+    show = show_progress(args)
     graph = _load(source, source.reader_column(args.group), show)
     with progress("computing the private lower bounds", enabled=show):
         result = grouped_distinct_count(

@@ -15,7 +15,8 @@ from typing import Any
 
 from mechanisms.registry import names
 
-from ._common import Source, UserError, note
+from ._common import Source, UserError, note, show_progress
+from ._progress import progress
 
 #: Read options of the local readers that Spark's reader does not take.
 _LOCAL_READ_OPTIONS = {
@@ -115,7 +116,8 @@ def _session(args: argparse.Namespace, command: str) -> Any:
         raise UserError("--engine spark needs PySpark: pip install '.[spark]'") from exc
     # PySpark 4.x warns on every Arrow call under pandas 3; dpcount's use of pandas is plain.
     warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
-    session = dpcount_session(args.spark_master, dict(args.spark_conf))
+    with progress("starting Spark", enabled=show_progress(args)):
+        session = dpcount_session(args.spark_master, dict(args.spark_conf))
     partitions = session.conf.get("spark.sql.shuffle.partitions")
     note(command, f"Spark master {session.sparkContext.master}, {partitions} shuffle partitions")
     return session
@@ -126,18 +128,20 @@ def spark_count(args: argparse.Namespace, source: Source) -> Any:
     from dpcount.spark import distinct_count, source_frame
 
     _session(args, "count")  # active from here on; source_frame reads through it
-    return distinct_count(
-        source_frame(source.value),
-        source.person,
-        source.item,
-        args.epsilon,
-        beta=args.beta,
-        ell_max=args.ell_max,
-        ell=args.ell,
-        counting=args.counting,
-        rng=args.seed,
-        drop_nulls=source.drop_nulls,
-    )
+    # Spark's own console progress bar is off (dpcount_session): one line here instead.
+    with progress(f"counting {source.value} on Spark", enabled=show_progress(args)):
+        return distinct_count(
+            source_frame(source.value),
+            source.person,
+            source.item,
+            args.epsilon,
+            beta=args.beta,
+            ell_max=args.ell_max,
+            ell=args.ell,
+            counting=args.counting,
+            rng=args.seed,
+            drop_nulls=source.drop_nulls,
+        )
 
 
 def spark_union(args: argparse.Namespace, source: Source) -> Any:
@@ -145,15 +149,16 @@ def spark_union(args: argparse.Namespace, source: Source) -> Any:
     from dpcount.spark import set_union, source_frame
 
     _session(args, "union")
-    return set_union(
-        source_frame(source.value),
-        source.person,
-        source.item,
-        epsilon=args.epsilon,
-        delta=args.delta,
-        max_items=args.max_items,
-        mechanism=args.algorithm,
-        rng=args.seed,
-        drop_nulls=source.drop_nulls,
-        **({"noise": args.noise} if getattr(args, "noise", None) else {}),
-    )
+    with progress(f"running {args.algorithm} on Spark", enabled=show_progress(args)):
+        return set_union(
+            source_frame(source.value),
+            source.person,
+            source.item,
+            epsilon=args.epsilon,
+            delta=args.delta,
+            max_items=args.max_items,
+            mechanism=args.algorithm,
+            rng=args.seed,
+            drop_nulls=source.drop_nulls,
+            **({"noise": args.noise} if getattr(args, "noise", None) else {}),
+        )

@@ -225,25 +225,6 @@ def test_stderr_is_terminal_handles_missing_streams(monkeypatch):
     assert _progress.stderr_is_terminal() is True
 
 
-@pytest.fixture
-def progress_labels(monkeypatch) -> list[str]:
-    """Labels of the progress indicators the commands start (instead of drawing them)."""
-    labels: list[str] = []
-
-    class Recorder:
-        def __init__(self, label: str, stream: object, **kwargs: object) -> None:
-            labels.append(label)
-
-        def __enter__(self) -> None:
-            return None
-
-        def __exit__(self, *exc: object) -> None:
-            return None
-
-    monkeypatch.setattr(_progress, "Progress", Recorder)
-    return labels
-
-
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
