@@ -60,6 +60,7 @@ from ._common import UserError, show_progress
 from ._errors import flag_spelling
 from ._kernels import compile_note
 from ._output import ascii_fallback
+from ._progress import say
 from ._signals import Signals, stop_signals
 
 __all__ = ["build_parser", "main"]
@@ -174,8 +175,8 @@ def _warning_printer(command: str) -> Callable[..., None]:
         file: TextIO | None = None,
         line: str | None = None,
     ) -> None:
-        stream = file if file is not None else sys.stderr
-        stream.write(f"dpcount {command}: warning: {_one_line(message)}\n")
+        # say() erases a drawn progress line first, so the warning starts a line of its own
+        say(f"dpcount {command}: warning: {_one_line(message)}", stream=file)
 
     return show
 

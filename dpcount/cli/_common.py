@@ -29,7 +29,7 @@ from dpcount.validation import (
 )
 
 from ._errors import UserError, python_keyword
-from ._progress import progress, stderr_is_terminal
+from ._progress import progress, say, stderr_is_terminal
 
 __all__ = [
     "MAX_SCALE_FACTOR",
@@ -549,8 +549,8 @@ def loss_json(loss: Any) -> dict[str, Any]:
 
 
 def note(command: str, message: str) -> None:
-    """One ``dpcount COMMAND: note: ...`` line on stderr."""
-    print(f"dpcount {command}: note: {message}", file=sys.stderr)
+    """One ``dpcount COMMAND: note: ...`` line on stderr (never inside a progress line)."""
+    say(f"dpcount {command}: note: {message}")
 
 
 def wrap(text: str, width: int = 79) -> str:

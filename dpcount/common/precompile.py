@@ -7,10 +7,16 @@ when this process reaches one of them (or a kernel it calls), it waits for that 
 then loads the kernel from the cache instead of compiling it.  Another process rather than a
 thread, because numba holds the GIL for most of a compile and would stall the reader.
 
-Nothing starts when the kernels are cached already, when there is no cache directory to share,
-or when the environment sets ``DPCOUNT_PRECOMPILE=0``.  If the other process fails or is slower
-than :data:`WAIT_SECONDS`, this process compiles the kernels itself: the helper can only change
-how long a first run takes, never what it computes.
+The overlap pays only with a core to spare: the other process repeats numba's start-up (about
+a second of CPU), and on a machine whose cores are all busy the two processes only share the
+same CPU time.  So it starts only when the 1-minute load average leaves a core idle (measured
+in ``benchmarks/results/first_call.md``: with free cores the first count of a 7.1M-pair file
+overlaps most of its reading with the compile; on a saturated machine it took longer than
+compiling in one process).  ``DPCOUNT_PRECOMPILE=1`` starts it regardless, ``=0`` never.
+Nothing starts either when the kernels are cached already or when there is no cache directory
+to share.  If the other process fails or is slower than :data:`WAIT_SECONDS`, this process
+compiles the kernels itself: the helper can only change how long a first run takes, never what
+it computes.
 
 Examples
 --------
@@ -36,7 +42,7 @@ from .jit import Kernel, _kernel_named, before_compiling, cache_dir, is_cached
 
 __all__ = ["ENV", "WAIT_SECONDS", "precompiling"]
 
-#: Set to ``0`` to compile in this process only.
+#: ``0``: compile in this process only; ``1``: start the other process even without a spare core.
 ENV = "DPCOUNT_PRECOMPILE"
 #: The longest this process waits for the other one before compiling itself.
 WAIT_SECONDS = 300.0
@@ -73,7 +79,10 @@ def precompiling(kernels: Sequence[Kernel], *, enabled: bool = True) -> Iterator
 
 def _start(kernels: Sequence[Kernel]) -> subprocess.Popen[bytes] | None:
     """The process compiling the uncached ``kernels``, or None when there is nothing to do."""
-    if os.environ.get(ENV, "1") == "0" or cache_dir() is None:  # sets NUMBA_CACHE_DIR
+    wanted = os.environ.get(ENV, "")
+    if wanted == "0" or (wanted != "1" and not _spare_core()):
+        return None
+    if cache_dir() is None:  # (sets NUMBA_CACHE_DIR for the other process to share)
         return None
     cold = [k for k in kernels if not k.is_compiled and not is_cached(k)]
     if not cold:
@@ -91,6 +100,15 @@ def _start(kernels: Sequence[Kernel]) -> subprocess.Popen[bytes] | None:
         )
     except OSError:  # no process to spare: compile here
         return None
+
+
+def _spare_core() -> bool:
+    """Whether the 1-minute load average leaves at least one core idle."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # not available on this system: assume busy
+        return False
+    return load <= (os.cpu_count() or 1) - 1
 
 
 def _package_root(module: str) -> str:

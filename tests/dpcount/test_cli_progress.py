@@ -7,6 +7,7 @@ import io
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
@@ -211,3 +212,16 @@ def test_large_files_compile_their_counting_kernel_ahead(
     with _kernels.compiling_ahead(_common.Source("file", str(tmp_path / "*.parquet")), "matching"):
         pass
     assert [[k.__name__ for k in kernels] for kernels in started] == [["_exact_curve"]]
+
+
+def test_a_note_during_a_drawn_step_starts_its_own_line() -> None:
+    screen = _Terminal()
+    with _progress.progress("reading", enabled=True, stream=screen, delay=0, interval=60):
+        while "reading" not in screen.getvalue():  # the first frame (the next is a minute away)
+            time.sleep(0.01)
+        _progress.say("dpcount count: warning: w", stream=screen)
+    frame, note, end = screen.getvalue().split(ERASE)[1:]
+    assert frame.startswith("| reading … ")
+    assert note == "dpcount count: warning: w\n" and end == ""
+    _progress.say("plain", stream=screen)  # nothing drawn any more: no erasing
+    assert screen.getvalue().endswith("w\n" + ERASE + "plain\n")
