@@ -177,6 +177,8 @@ def zcdp_delta(rho: float, epsilon: float) -> float:
             hi = mid
     a = hi
     log_delta = (a - 1) * (a * rho - eps) + a * math.log1p(-1 / a) - math.log(a - 1)
+    if log_delta >= 0:  # no guarantee at all (and exp would overflow for tiny ε)
+        return 1.0
     return min(1.0, math.exp(log_delta) * (1 + 1e-9))
 
 

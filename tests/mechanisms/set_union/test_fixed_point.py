@@ -177,3 +177,12 @@ def test_exact_sips_rounds_compose_within_rho(rounds: int, ratio: float, epsilon
     )
     assert total <= 1 / (2 * Fraction(sigma) ** 2)
     assert sum(r.delta_novel for r in c.rounds) <= delta / 2
+
+
+def test_zcdp_delta_without_a_guarantee_is_one_not_an_overflow() -> None:
+    """A tiny ε made the bound's exponential overflow (OverflowError from every exact Gaussian
+    release at ε = 1e-300); the bound is then simply 1, and the σ search says why it fails."""
+    assert fixed_point.zcdp_delta(1e300, 1e-300) == 1.0
+    assert 0 < fixed_point.zcdp_delta(1e-3, 1e-300) < 1.0
+    with pytest.raises(ValueError, match="sigma would exceed"):
+        fixed_point.discrete_gaussian_sigma(1e-300, 5e-301)
