@@ -193,6 +193,7 @@ EXACT_FORMS: dict[str, Mechanism] = {
     "Count Gaussian": count_gaussian,
     "Weighted Laplace": weighted_laplace,
     "Weighted Gaussian": weighted_gaussian,
+    "Policy Laplace": policy_laplace,
     "DP-SIPS": dp_sips,
 }
 NOISE_EPSILONS = (1.0, 3.0)

@@ -146,7 +146,13 @@ RELEASES: dict[str, tuple[Callable[[], Any], Any]] = {
         "2881ac8d059b19d3",
     ),
     "dp_sips exact": (lambda: _set_union(set_union.dp_sips, 17), "05c42c43a5a0f496"),
+    # Policy Laplace on the lattice with exact noise (the default since its exact form) releases
+    # the same items here as the float form pinned at 2209615.
     "policy_laplace": (lambda: _set_union(set_union.policy_laplace, 18), "33c9c6ea5c6760b8"),
+    "policy_laplace float": (
+        lambda: _set_union(partial(set_union.policy_laplace, noise="float"), 18),
+        "33c9c6ea5c6760b8",
+    ),
     "sampling curve": (
         lambda: matching.dc_curve(_fashion(), 5, method="sampling", rng=19).tolist(),
         [18, 32, 47, 59, 73],

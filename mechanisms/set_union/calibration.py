@@ -39,8 +39,8 @@ Examples
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
 from fractions import Fraction
 from functools import lru_cache
 from typing import Literal
@@ -84,9 +84,18 @@ MECHANISMS = (
     "max_adaptive_degree",
     "dp_sips",
 )
-#: The mechanisms with an exact form (fixed-point weights, discrete noise); the policies and the
-#: adaptive weighting run with floating-point noise only, for now.
-EXACT = ("count_laplace", "count_gaussian", "weighted_laplace", "weighted_gaussian", "dp_sips")
+#: The mechanisms with an exact form (fixed-point weights, discrete noise); Policy Gaussian and
+#: the adaptive weighting run with floating-point noise only, for now (docs/algorithms.md §6).
+EXACT = (
+    "count_laplace",
+    "count_gaussian",
+    "weighted_laplace",
+    "weighted_gaussian",
+    "policy_laplace",
+    "dp_sips",
+)
+#: The largest cutoff Γ in units the integer ℓ1-descent accepts (its sums stay in int64).
+MAX_CUTOFF_UNITS = 2**52
 #: The weightings of a DP-SIPS round: weighted Gaussian (Gopi Alg. 8) or the adaptive one (MAD).
 WEIGHTINGS = ("basic", "mad")
 #: Most rounds DP-SIPS runs (each is a full pass over the data; the paper uses R ≤ 10).
@@ -111,11 +120,14 @@ class Exact:
         The discrete Laplace scale s or the discrete Gaussian σ² in units, exactly.
     threshold
         ρ in units: an item is released when its units plus the noise exceed it.
+    cutoff
+        Γ in units for Policy Laplace, else None.
     """
 
     bits: int
     parameter: Fraction
     threshold: int
+    cutoff: int | None = None
 
 
 @dataclass(frozen=True)
@@ -260,7 +272,10 @@ def calibrate(
     noise = _NOISE.get(name, "gaussian")
     counts = name.startswith("count_")
     if exact:
-        return _exact(name, noise, counts, eps, dlt, delta0)
+        calibration = _exact(name, noise, counts, eps, dlt, delta0)
+        if name == "policy_laplace":
+            return _with_cutoff(calibration, check_nonnegative(alpha, "alpha"))
+        return calibration
     # Counts: every capped item weighs 1, so one person moves the counts by Δ0 in ℓ1 and √Δ0
     # in ℓ2 and a novel item weighs 1 (Gopi Thm A.1/A.2 in count units).
     novel: thresholds.NovelWeight = "unit" if counts else "split"
@@ -294,6 +309,16 @@ def _exact_gaussian(sigma: float, share: Fraction, delta_novel: float, delta0: i
     return Exact(bits, variance, rho)
 
 
+def _laplace_novel_units(name: str, full: int) -> Callable[[int], int]:
+    """w(t), the most units each of t novel items weighs: 1 count, ⌊2ᵏ/t⌋ weighted, and
+    ⌈2ᵏ/t⌉ for Policy Laplace, whose lattice ℓ1-descent may give one extra unit."""
+    if name.startswith("count_"):
+        return lambda t: 1
+    if name == "policy_laplace":
+        return lambda t: -(-full // t)
+    return lambda t: full // t
+
+
 @lru_cache(maxsize=512)  # public parameters only: many releases compute it once
 def _exact(
     name: str, noise: Noise, counts: bool, eps: float, dlt: float, delta0: int
@@ -307,11 +332,10 @@ def _exact(
     if noise == "laplace":
         bits = 0 if counts else fixed_point.unit_bits("laplace", 1.0 / eps)
         full = 1 << bits
+        novel = _laplace_novel_units(name, full)
         # ε-DP discrete Laplace of scale ≥ Δ1/ε (Δ1 = Δ0 for counts, 2ᵏ units for weights).
         scale = fixed_point.laplace_scale_units(delta0 if counts else full, eps)
-        rho = fixed_point.discrete_threshold(
-            "laplace", scale, dlt, delta0, (lambda t: 1) if counts else (lambda t: full // t)
-        )
+        rho = fixed_point.discrete_threshold("laplace", scale, dlt, delta0, novel)
         exact = Exact(bits, scale, rho)
         real_scale = float(scale) / full
     else:
@@ -325,6 +349,20 @@ def _exact(
         real_scale = math.sqrt(exact.parameter) / (1 << exact.bits)
     threshold = exact.threshold / (1 << exact.bits)
     return Calibration(name, noise, real_scale, threshold, exact=exact)
+
+
+def _with_cutoff(calibration: Calibration, alpha: float) -> Calibration:
+    """Policy Laplace's integer Γ_u = ρ_u + ⌈α·s_u⌉ (Gopi Alg. 4: Γ = ρ + α·b, in units)."""
+    exact = calibration.exact
+    assert exact is not None
+    cutoff = exact.threshold + math.ceil(Fraction(alpha) * exact.parameter)
+    if cutoff > MAX_CUTOFF_UNITS:
+        raise InvalidParameterError(
+            f"alpha = {alpha!r} puts the policy cutoff Γ beyond 2^52 units of the exact form; "
+            "use a smaller alpha (the paper uses 2 to 6)"
+        )
+    unit = 1 << exact.bits
+    return replace(calibration, cutoff=cutoff / unit, exact=replace(exact, cutoff=cutoff))
 
 
 def _sips(

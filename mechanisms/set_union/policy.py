@@ -7,6 +7,13 @@ straight towards (Γ, …, Γ) by ℓ2 distance min(1, ‖gap‖₂).  Both upda
 (Lemmas 4.1, 5.2), so the histogram has sensitivity 1 (Thm 1.1) although every user reacts to
 the users before them.  Γ = ρ + α·(b or σ) with α ∈ [2, 6] in the paper's experiments.
 
+With exact noise (Policy Laplace's default) the histogram holds integers in units of 2⁻ᵏ and
+each user spends exactly min(2ᵏ, Σ gaps) units: the uniform raise is rounded down to whole
+units and the remainder goes one unit each to the lowest item ids still below Γ.  That rule
+keeps Lemma 4.1's contraction on the lattice (docs/algorithms.md §6, "Exact noise on
+fixed-point weights"); rounding the raise down alone does not.  ℓ2-descent has no such rule
+yet, so Policy Gaussian draws floating-point noise.
+
 The loops are compiled with numba; each user costs O(|W| log |W|) (ℓ1) or O(|W|) (ℓ2).
 
 Examples
@@ -17,12 +24,13 @@ Examples
 [0.75, 0.75]
 >>> l2_descent_weights(sets, np.array([0, 1]), cutoff=10.0).round(4).tolist()
 [1.4142, 1.4142]
+>>> l1_descent_units(sets, np.array([0, 1]), cutoff=100, budget=5).tolist()  # odd unit: low id
+[6, 4]
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 
@@ -31,6 +39,7 @@ from dpcount.common.rng import RNGLike
 from dpcount.graph import PersonItemGraph
 from dpcount.validation import check_choice, check_nonnegative
 from mechanisms.declaration import register
+from mechanisms.noise import NoiseMode
 from mechanisms.set_union._bounding import CappedSets, keyed_hash_order, random_order
 from mechanisms.set_union._release import (
     NO_WEIGHTS,
@@ -42,7 +51,13 @@ from mechanisms.set_union._release import (
 from mechanisms.set_union.calibration import calibrate
 from mechanisms.set_union.result import SetUnionResult
 
-__all__ = ["l1_descent_weights", "l2_descent_weights", "policy_gaussian", "policy_laplace"]
+__all__ = [
+    "l1_descent_units",
+    "l1_descent_weights",
+    "l2_descent_weights",
+    "policy_gaussian",
+    "policy_laplace",
+]
 
 
 @kernel("(ro(int64[:]), ro(int32[:]), ro(int64[:]), float64, int64)", interpret_below=SMALL_PAIRS)
@@ -87,6 +102,58 @@ def _l1_descent(
             j += 1
         for jj in range(j, k):
             h[items[by_gap[jj]]] += raised
+    return h
+
+
+@kernel(
+    "(ro(int64[:]), ro(int32[:]), ro(int64[:]), int64, int64, int64)", interpret_below=SMALL_PAIRS
+)
+def _l1_descent_units(
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    order: np.ndarray,
+    cutoff: int,
+    budget: int,
+    n_items: int,
+) -> np.ndarray:  # pragma: no cover - compiled
+    h = np.zeros(n_items, dtype=np.int64)
+    width = 0
+    for p in range(indptr.size - 1):
+        width = max(width, indptr[p + 1] - indptr[p])
+    gaps = np.empty(width, dtype=np.int64)
+    items = np.empty(width, dtype=np.int64)
+    for p in order:
+        k = 0
+        for idx in range(indptr[p], indptr[p + 1]):
+            i = indices[idx]
+            if h[i] < cutoff:
+                gaps[k] = cutoff - h[i]
+                items[k] = i
+                k += 1
+        if k == 0:
+            continue
+        by_gap = np.argsort(gaps[:k], kind="mergesort")
+        # Gopi Alg. 3 on the lattice: fill the items whose gap the uniform raise closes ...
+        left_budget = budget
+        raised = 0
+        left = k
+        j = 0
+        while j < k and gaps[by_gap[j]] - raised <= left_budget // left:
+            left_budget -= (gaps[by_gap[j]] - raised) * left
+            raised = gaps[by_gap[j]]
+            h[items[by_gap[j]]] = cutoff
+            left -= 1
+            j += 1
+        if j == k:
+            continue
+        # ... raise the rest by whole units, and give the remainder (< left units) one unit
+        # each to the lowest item ids: min(budget, Σ gaps) is spent exactly, which keeps the
+        # update monotone and ℓ1-contractive (docs/algorithms.md §6).
+        raised += left_budget // left
+        extra = left_budget % left
+        rest = np.sort(items[by_gap[j:k]])
+        for jj in range(rest.size):
+            h[rest[jj]] += raised + (1 if jj < extra else 0)
     return h
 
 
@@ -145,6 +212,47 @@ def l1_descent_weights(sets: CappedSets, order: np.ndarray, cutoff: float) -> np
     return _descend(_l1_descent, sets, order, float(cutoff))
 
 
+def l1_descent_units(sets: CappedSets, order: np.ndarray, cutoff: int, budget: int) -> np.ndarray:
+    """Integer histogram of ℓ1-descent on the lattice, users visited in ``order``.
+
+    Each user raises their below-cutoff items uniformly by whole units; items the raise
+    would lift past ``cutoff`` stop there; the remainder of ``budget`` (fewer units than the
+    items still rising) goes one unit each to the lowest item ids among them.  A user spends
+    exactly min(budget, Σ gaps).
+
+    Parameters
+    ----------
+    sets
+        The capped sets.
+    order
+        A permutation of the persons: the processing order.
+    cutoff
+        Γ in units (≥ 0): no item is raised above it.
+    budget
+        Each user's ℓ1 budget in units (2ᵏ for weights in units of 2⁻ᵏ), ≥ 0.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` units of every item id (0 for items nobody contributed).
+
+    Examples
+    --------
+    >>> sets = CappedSets.from_lists([[0, 1, 2]], n_items=3)
+    >>> l1_descent_units(sets, np.array([0]), cutoff=9, budget=8).tolist()  # 8 = 3 + 3 + 2
+    [3, 3, 2]
+    """
+    order = _check_order(sets, order)
+    for value, name in ((cutoff, "cutoff"), (budget, "budget")):
+        if not 0 <= int(value) < 2**62:
+            raise ValueError(f"{name} must be an integer in [0, 2**62), got {value!r}")
+    run = _l1_descent_units.select(sets.indices.size)
+    result: np.ndarray = run(
+        sets.indptr, sets.indices, order, int(cutoff), int(budget), sets.n_items
+    )
+    return result
+
+
 def l2_descent_weights(sets: CappedSets, order: np.ndarray, cutoff: float) -> np.ndarray:
     """Histogram built by ℓ2-descent, users visited in ``order`` (Gopi Alg. 2 + Alg. 5).
 
@@ -175,34 +283,17 @@ def _descend(descent: Kernel, sets: CappedSets, order: np.ndarray, cutoff: float
 USER_ORDERS = ("permutation", "keyed_hash")
 
 
-def _ordered(
-    descent: Kernel,
-) -> Callable[[CappedSets, Streams, float, np.ndarray | None], np.ndarray]:
-    """A weighting that draws the secret user order from its own stream.
-
-    With ``person_labels`` the order is Gopi's keyed hash of the labels, else a uniform
-    permutation (see ``_bounding``).
-    """
-
-    def weigh(
-        sets: CappedSets, rngs: Streams, cutoff: float, person_labels: np.ndarray | None
-    ) -> np.ndarray:
-        if person_labels is None:
-            order = random_order(sets.n_persons, rngs.order)
-        else:
-            order = keyed_hash_order(person_labels, rngs.order)
-        return _descend(descent, sets, order, cutoff)
-
-    return weigh
+def _secret_order(sets: CappedSets, rngs: Streams, person_labels: np.ndarray | None) -> np.ndarray:
+    """The secret user order, from its own stream: Gopi's keyed hash of ``person_labels``, or
+    a uniform permutation without them (same distribution, see ``_bounding``)."""
+    if person_labels is None:
+        return random_order(sets.n_persons, rngs.order)
+    return keyed_hash_order(person_labels, rngs.order)
 
 
 def _labels_for_order(graph: PersonItemGraph, user_order: str) -> np.ndarray | None:
     check_choice(user_order, "user_order", USER_ORDERS)
     return graph.person_labels if user_order == "keyed_hash" else None
-
-
-_l1_weigh = _ordered(_l1_descent)
-_l2_weigh = _ordered(_l2_descent)
 
 
 policy_laplace_loss = threshold_loss(
@@ -221,6 +312,7 @@ def policy_laplace(
     user_order: str = "permutation",
     rng: RNGLike = None,
     sampling: str = "uniform",
+    noise: NoiseMode = "exact",
     return_weights: bool = False,
 ) -> SetUnionResult:
     """Policy Laplace set union: sequential ℓ1-descent, then Laplace noise (Gopi Alg. 4).
@@ -243,6 +335,10 @@ def policy_laplace(
     sampling
         ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
         (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+    noise
+        ``"exact"`` (default): ℓ1-descent on integer units of 2⁻ᵏ and exact discrete Laplace
+        noise, ``secure=True``.  ``"float"``: the paper's real weights and continuous noise
+        (warns :class:`~dpcount.errors.UnsafeNoiseWarning`; for experiments).
     return_weights
         Also return the pre-noise histogram (**not private**, for research).
 
@@ -257,7 +353,11 @@ def policy_laplace(
     ℓ1-contractive (Lemma 4.1), so the histogram has ℓ1-sensitivity 1 (Lemma 4.2); the t items
     held only by the added person weigh at most 1/t each; b = 1/ε and
     ρ = max_t [1/t + (1/ε)·ln(1/(2(1−(1−δ)^{1/t})))].  Users are visited in a uniformly random
-    secret order (see ``_bounding`` for why this equals the paper's keyed hash).
+    secret order (see ``_bounding`` for why this equals the paper's keyed hash).  With exact
+    noise the same two facts hold on the lattice: each user spends exactly min(2ᵏ, Σ gaps)
+    units (:func:`l1_descent_units`), the update stays monotone and ℓ1-contractive, and a
+    novel item weighs at most ⌈2ᵏ/t⌉ units, which the integer threshold uses
+    (docs/algorithms.md §6).
     Accuracy: no per-item guarantee is known (Gopi §7); empirically 2–4× the weighted
     mechanisms (Gopi Table 2).
 
@@ -266,14 +366,30 @@ def policy_laplace(
     >>> from dpcount import PersonItemGraph
     >>> sets = {f"u{k}": {"a", "b", "c"} for k in range(80)}
     >>> r = policy_laplace(PersonItemGraph.from_sets(sets), 1.0, 1e-6, max_items=3, rng=1)
-    >>> r.items.tolist(), r.cutoff > r.threshold
-    (['a', 'b', 'c'], True)
+    >>> r.items.tolist(), r.cutoff > r.threshold, r.secure
+    (['a', 'b', 'c'], True, True)
     """
-    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
+    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items, noise)
     a = check_nonnegative(alpha, "alpha")
-    calibration = calibrate("policy_laplace", eps, dlt, delta0, alpha=a, mode="float")
-    cutoff = float(calibration.cutoff)  # type: ignore[arg-type]  # Gopi Alg. 4: Γ = ρ + α·b
+    calibration = calibrate("policy_laplace", eps, dlt, delta0, alpha=a, mode=noise)
     labels = _labels_for_order(graph, user_order)
+    exact = calibration.exact
+    if exact is None:
+        cutoff = float(calibration.cutoff)  # type: ignore[arg-type]  # Gopi Alg. 4: Γ = ρ + α·b
+
+        def weigh(sets: CappedSets, rngs: Streams) -> np.ndarray:
+            order = _secret_order(sets, rngs, labels)
+            return _descend(_l1_descent, sets, order, cutoff)
+
+    else:
+        cutoff_units, budget = int(exact.cutoff), 1 << exact.bits  # type: ignore[arg-type]
+
+        def weigh(sets: CappedSets, rngs: Streams) -> np.ndarray:
+            order = _secret_order(sets, rngs, labels)
+            return _l1_descent_units.select(sets.indices.size)(
+                sets.indptr, sets.indices, order, cutoff_units, budget, sets.n_items
+            )
+
     return single_round_result(
         graph,
         calibration,
@@ -282,7 +398,7 @@ def policy_laplace(
         max_items=delta0,
         rng=rng,
         sampling=sampling,
-        weigh=lambda sets, rngs: _l1_weigh(sets, rngs, cutoff, labels),
+        weigh=weigh,
         parameters={"alpha": a, "user_order": user_order},
         privacy_loss=policy_laplace_loss(eps, dlt),
         return_weights=return_weights,
@@ -355,6 +471,10 @@ def policy_gaussian(
     calibration = calibrate("policy_gaussian", eps, dlt, delta0, alpha=a, mode="float")
     cutoff = float(calibration.cutoff)  # type: ignore[arg-type]  # Gopi Alg. 6: Γ = ρ + α·σ
     labels = _labels_for_order(graph, user_order)
+
+    def weigh(sets: CappedSets, rngs: Streams) -> np.ndarray:
+        return _descend(_l2_descent, sets, _secret_order(sets, rngs, labels), cutoff)
+
     return single_round_result(
         graph,
         calibration,
@@ -363,7 +483,7 @@ def policy_gaussian(
         max_items=delta0,
         rng=rng,
         sampling=sampling,
-        weigh=lambda sets, rngs: _l2_weigh(sets, rngs, cutoff, labels),
+        weigh=weigh,
         parameters={"alpha": a, "user_order": user_order},
         privacy_loss=policy_gaussian_loss(eps, dlt),
         return_weights=return_weights,

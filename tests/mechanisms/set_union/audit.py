@@ -125,6 +125,29 @@ def reference_l1_descent(sets: CappedSets, order: np.ndarray, cutoff: float) -> 
     return h
 
 
+def reference_l1_descent_units(
+    sets: CappedSets, order: np.ndarray, cutoff: int, budget: int, *, remainder: bool = True
+) -> np.ndarray:
+    """Lattice ℓ1-descent one unit at a time: while a whole round of units is affordable every
+    below-cutoff item gets one; the last, partial round goes to the lowest item ids.
+    ``remainder=False`` drops that partial round instead (the rounding that is not private)."""
+    h = np.zeros(sets.n_items, dtype=np.int64)
+    for p in order:
+        items = sorted(int(i) for i in sets.indices[sets.indptr[p] : sets.indptr[p + 1]])
+        left = budget
+        while left > 0:
+            active = [i for i in items if h[i] < cutoff]
+            if not active:
+                break
+            if left < len(active):
+                if remainder:
+                    h[active[:left]] += 1
+                break
+            h[active] += 1
+            left -= len(active)
+    return h
+
+
 def reference_l2_descent(sets: CappedSets, order: np.ndarray, cutoff: float) -> np.ndarray:
     """Gopi Alg. 5, literally."""
     h = np.zeros(sets.n_items)

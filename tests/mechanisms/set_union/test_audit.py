@@ -19,7 +19,11 @@ from hypothesis import strategies as st
 from mechanisms.set_union._bounding import CappedSets, remove_items
 from mechanisms.set_union.adaptive import mad_weights
 from mechanisms.set_union.greedy_policy import greedy_policy_weights
-from mechanisms.set_union.policy import l1_descent_weights, l2_descent_weights
+from mechanisms.set_union.policy import (
+    l1_descent_units,
+    l1_descent_weights,
+    l2_descent_weights,
+)
 from mechanisms.set_union.weighted import basic_weights, count_weights
 from tests.mechanisms.set_union.audit import (
     audit_pair,
@@ -27,6 +31,7 @@ from tests.mechanisms.set_union.audit import (
     l2_split,
     random_instance,
     reference_l1_descent,
+    reference_l1_descent_units,
     reference_l2_descent,
     reference_mad,
 )
@@ -50,6 +55,8 @@ def _weightings(rng: np.random.Generator, delta0: int):
     cutoff = float(rng.choice(CUTOFFS))
     tau = float(rng.choice(TAUS))
     d_max = int(rng.integers(1, delta0 + 1))
+    unit = 1 << int(rng.integers(0, 6))  # coarse units, where rounding matters most
+    cutoff_units = max(1, round(cutoff * unit))
     return [
         ("count (ℓ1, /Δ0)", lambda s, o: count_weights(s) / delta0, 1, 1.0, lambda t: 1 / delta0),
         (
@@ -63,6 +70,13 @@ def _weightings(rng: np.random.Generator, delta0: int):
         ("weighted Gaussian", lambda s, o: basic_weights(s, 2), 2, 1.0, l2_split),
         (f"ℓ1-descent Γ={cutoff}", lambda s, o: l1_descent_weights(s, o, cutoff), 1, 1.0, l1_split),
         (f"ℓ2-descent Γ={cutoff}", lambda s, o: l2_descent_weights(s, o, cutoff), 2, 1.0, l2_split),
+        (
+            f"lattice ℓ1-descent Γ={cutoff_units}/{unit}",
+            lambda s, o: l1_descent_units(s, o, cutoff_units, unit) / unit,
+            1,
+            1.0,
+            lambda t: -(-unit // t) / unit,  # ⌈2ᵏ/t⌉ units
+        ),
         (f"MAD d_max={d_max} τ={tau}", lambda s, o: mad_weights(s, d_max, tau), 2, 1.0, l2_split),
     ]
 
@@ -107,7 +121,7 @@ def test_every_weighting_passes_the_exhaustive_audit() -> None:
                 base_order=order,
             )
             assert not found, f"{name}: {found[0]}"
-    assert checked > 7 * N_INSTANCES * 2  # every insertion position was visited
+    assert checked > 8 * N_INSTANCES * 2  # every insertion position was visited
 
 
 @settings(max_examples=150, deadline=None)
@@ -245,6 +259,55 @@ def test_audit_catches_unnormalised_weights() -> None:
     assert violations > 0
 
 
+def test_audit_catches_lattice_descent_that_drops_the_remainder() -> None:
+    """Power check for the exact Policy Laplace: rounding each user's raise down to whole units
+    and dropping the remainder breaks Lemma 4.1's contraction, and the audit sees it.  With
+    Γ = 9 and budget 8 units, the added person lifts item 0 to 8; the next person's gaps are
+    (1, 9, 9) instead of (9, 9, 9) and spend 7 units instead of 6: the histograms end 9 > 8
+    units apart."""
+    example = audit_pair(
+        lambda s, o: reference_l1_descent_units(s, o, 9, 8, remainder=False) / 8,
+        [[0, 1, 2]],
+        [0],
+        3,
+        norm=1,
+        bound=1.0,
+        novel=lambda t: 1.0,
+        positions=[0],
+    )
+    assert example and example[0].what == "l1 distance"
+    found = 0
+    for rng, others, added, n_items, _, order in _instances(seed=23, n=300):
+        unit = 1 << int(rng.integers(2, 5))
+        cutoff = int(rng.integers(1, 3 * unit))
+        found += bool(
+            audit_pair(
+                lambda s, o, c=cutoff, u=unit: (
+                    reference_l1_descent_units(s, o, c, u, remainder=False) / u
+                ),
+                others,
+                added,
+                n_items,
+                norm=1,
+                bound=1.0,
+                novel=lambda t: 1.0,
+                base_order=order,
+            )
+        )
+    assert found > 0
+    # ... and a novel item may weigh ⌈2ᵏ/t⌉ units, not ⌊2ᵏ/t⌋ (the threshold uses the former).
+    floor_bound = audit_pair(
+        lambda s, o: l1_descent_units(s, o, 9, 8) / 8,
+        [],
+        [0, 1, 2],
+        3,
+        norm=1,
+        bound=1.0,
+        novel=lambda t: (8 // t) / 8,
+    )
+    assert floor_bound and floor_bound[0].what == "novel weight (t=3)"
+
+
 # -- the fast implementations agree with the slow references ------------------------------------
 
 
@@ -257,6 +320,12 @@ def test_compiled_policies_and_mad_match_references() -> None:
             l1_descent_weights(sets, full_order, cutoff),
             reference_l1_descent(sets, full_order, cutoff),
             atol=1e-12,
+        )
+        unit = 1 << int(rng.integers(0, 8))
+        cutoff_units = int(rng.integers(0, 4 * unit))
+        np.testing.assert_array_equal(
+            l1_descent_units(sets, full_order, cutoff_units, unit),
+            reference_l1_descent_units(sets, full_order, cutoff_units, unit),
         )
         np.testing.assert_allclose(
             l2_descent_weights(sets, full_order, cutoff),

@@ -109,7 +109,7 @@ MECHANISMS = {
     "count_gaussian": partial(su.count_gaussian, noise="float"),
     "weighted_laplace": partial(su.weighted_laplace, noise="float"),
     "weighted_gaussian": partial(su.weighted_gaussian, noise="float"),
-    "policy_laplace": su.policy_laplace,
+    "policy_laplace": partial(su.policy_laplace, noise="float"),
     "policy_gaussian": su.policy_gaussian,
     "max_adaptive_degree": su.max_adaptive_degree,
     "dp_sips": partial(su.dp_sips, noise="float"),
