@@ -32,7 +32,7 @@ def test_python_quick_start_runs(tmp_path, monkeypatch):
     result, session = namespace["result"], namespace["session"]
     assert result.privacy_loss.epsilon == 1.0 and result.secure
     assert session.remaining.epsilon == 0.0  # the quick start spends ε = 1 + 3 of 4
-    assert [e.mechanism for e in session.log] == ["dp_distinct_count", "policy_gaussian"]
+    assert [e.mechanism for e in session.log] == ["dp_distinct_count", "dp_sips"]
     with pytest.raises(BudgetExceededError):
         session.r2t(0.1, max_contribution=100)
     assert len(namespace["curve"]) == 100

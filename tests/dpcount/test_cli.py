@@ -230,7 +230,7 @@ def test_stderr_is_terminal_handles_missing_streams(monkeypatch):
     [
         (["count", "--dataset", "southern-women"], ["building southern-women", "computing"]),
         (["curve", "--dataset", "southern-women", "--ell-max", "3"], ["building", "computing"]),
-        (["union", "--dataset", "southern-women"], ["building", "running policy_gaussian"]),
+        (["union", "--dataset", "southern-women"], ["building", "running dp_sips"]),
         (["datasets", "southern-women"], ["building southern-women"]),
     ],
 )

@@ -167,7 +167,7 @@ def test_fifo_with_a_reader_receives_the_output(tmp_path, data, capsys):
     finally:
         os.close(reader)
     assert stat.S_ISFIFO(fifo.lstat().st_mode)
-    assert '"algorithm": "policy_gaussian"' in received
+    assert '"algorithm": "dp_sips"' in received
     assert sorted(p.name for p in tmp_path.iterdir()) == ["items.fifo", "pairs.csv"]
 
 
@@ -242,7 +242,7 @@ def test_own_stdout_redirected_to_a_file_is_appended_not_replaced(tmp_path, data
     assert done.returncode == 0, done.stderr
     assert out.stat().st_ino == inode
     header, doc = out.read_text().split("\n", 1)
-    assert header == "header" and json.loads(doc)["algorithm"] == "policy_gaussian"
+    assert header == "header" and json.loads(doc)["algorithm"] == "dp_sips"
 
 
 # --------------------------------------------------------------------------------------------

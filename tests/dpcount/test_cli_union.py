@@ -40,14 +40,13 @@ def test_items_on_stdout_summary_on_stderr(words, capsys):
     assert main([*args, "--delta", "1e-5", "--max-items", "3", "--seed", "2"]) == 0
     captured = capsys.readouterr()
     graph = read_pairs(words, person="writer", item="word")
-    expected = set_union.policy_gaussian(graph, 3.0, 1e-5, max_items=3, rng=2)
+    expected = set_union.dp_sips(graph, 3.0, 1e-5, max_items=3, rng=2)
     assert expected.count >= 1
     assert captured.out.splitlines() == labels(expected)
     summary, note = captured.err.strip().splitlines()
     assert summary == (
-        f"dpcount union: released {expected.count} items with policy_gaussian "
-        "(ε = 3, δ = 1e-05, at most 3 items per person; floating-point noise: NOT for "
-        "release, experiments only)"
+        f"dpcount union: released {expected.count} items with dp_sips "
+        "(ε = 3, δ = 1e-05, at most 3 items per person; exact noise: may be released)"
     )
     assert note.startswith("dpcount union: note: --seed 2 makes this release reproducible")
 
@@ -63,9 +62,11 @@ def test_every_algorithm(capsys, algorithm):
     assert f"released {expected.count} items with {algorithm} (ε = 2, δ = 1e-06" in captured.err
 
 
-def test_default_algorithm_is_policy_gaussian(capsys):
+def test_default_algorithm_is_dp_sips_with_exact_noise(capsys):
     assert main(["union", "--dataset", "southern-women", "--seed", "1"]) == 0
-    assert "with policy_gaussian (ε = 1, δ = 1e-06, at most 100" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "with dp_sips (ε = 1, δ = 1e-06, at most 100" in err
+    assert "exact noise: may be released" in err
 
 
 def test_same_seed_same_items(capsys):
@@ -83,9 +84,9 @@ def test_output_file(words, tmp_path, capsys):
     assert main([*args, "--seed", "4", "--output", str(target)]) == 0
     captured = capsys.readouterr()
     graph = read_pairs(words, person="writer", item="word")
-    expected = set_union.policy_gaussian(graph, 3.0, 1e-6, max_items=100, rng=4)
+    expected = set_union.dp_sips(graph, 3.0, 1e-6, max_items=100, rng=4)
     assert captured.out == ""
-    assert f"released {expected.count} items to {target} with policy_gaussian" in captured.err
+    assert f"released {expected.count} items to {target} with dp_sips" in captured.err
     assert target.read_text(encoding="utf-8").splitlines() == labels(expected)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["released.txt", "words.csv"]
 
@@ -132,7 +133,7 @@ def test_json_to_a_file(tmp_path, capsys):
     args = ["union", "--dataset", "southern-women", "--json", "--output", str(target)]
     assert main(args) == 0
     assert capsys.readouterr().out == ""
-    assert json.loads(target.read_text(encoding="utf-8"))["algorithm"] == "policy_gaussian"
+    assert json.loads(target.read_text(encoding="utf-8"))["algorithm"] == "dp_sips"
 
 
 def test_labels_with_line_breaks_need_json(capsys, monkeypatch):

@@ -121,7 +121,7 @@ def test_union_on_spark_defaults_to_a_distributed_mechanism(
     assert json.loads(out.out)["mechanism"] == "weighted_gaussian"
     assert "Spark master local[2]" in out.err  # the active session is used as it is
     assert main(argv) == 0  # the local engine keeps its own default
-    assert json.loads(capsys.readouterr().out)["mechanism"] == "policy_gaussian"
+    assert json.loads(capsys.readouterr().out)["mechanism"] == "dp_sips"
 
 
 def test_counting_defaults_agree_across_engines_and_front_ends(
