@@ -34,9 +34,17 @@ SCRIPT = textwrap.dedent(
     )
     from mechanisms.set_union._bounding import CappedSets, cap_contributions
     from mechanisms.set_union.greedy_policy import greedy_policy_weights
-    from mechanisms.set_union.policy import l1_descent_weights, l2_descent_weights
+    from mechanisms.set_union.policy import (
+        l1_descent_units,
+        l1_descent_weights,
+        l2_descent_weights,
+    )
     from tests.matching.reference import literal_greedy
-    from tests.mechanisms.set_union.audit import reference_l1_descent, reference_l2_descent
+    from tests.mechanisms.set_union.audit import (
+        reference_l1_descent,
+        reference_l1_descent_units,
+        reference_l2_descent,
+    )
 
     rng = np.random.default_rng(2024)
     checked = 0
@@ -71,6 +79,10 @@ SCRIPT = textwrap.dedent(
             assert np.allclose(l1, reference_l1_descent(capped, order, cutoff)), case
             l2 = l2_descent_weights(capped, order, cutoff)
             assert np.allclose(l2, reference_l2_descent(capped, order, cutoff)), case
+            units = l1_descent_units(capped, order, int(cutoff * 8), 8)
+            assert np.array_equal(
+                units, reference_l1_descent_units(capped, order, int(cutoff * 8), 8)
+            ), case
             greedy_h = greedy_policy_weights(capped, order, cutoff)
             assert greedy_h.sum() <= n + 1e-9 and np.all(greedy_h <= cutoff + 1e-9), case
         checked += 1

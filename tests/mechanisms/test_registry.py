@@ -103,7 +103,7 @@ def test_session_methods_are_the_registry() -> None:
 
 def test_cli_choices_are_the_registry() -> None:
     assert sorted(ALGORITHMS) == sorted(registry.names(family="set_union"))
-    assert ALGORITHMS[0] == "policy_gaussian"  # the documented default
+    assert ALGORITHMS[0] == "dp_sips"  # the documented default
 
 
 def test_spark_offers_exactly_its_declared_mechanisms() -> None:

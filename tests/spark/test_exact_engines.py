@@ -18,7 +18,7 @@ import pytest
 from dpcount import PersonItemGraph
 from dpcount.errors import UnsafeNoiseWarning
 from dpcount.spark import set_union as spark_set_union
-from mechanisms import set_union
+from mechanisms import registry, set_union
 from mechanisms.set_union.calibration import EXACT
 
 SPARK_OPTIONS = {"dp_sips": {"sips_rounds_count": 2, "sips_ratio": 0.5}}
@@ -34,7 +34,7 @@ def data(spark: Any) -> tuple[Any, PersonItemGraph]:
     return frame, PersonItemGraph.from_pairs(persons, items)
 
 
-@pytest.mark.parametrize("mechanism", EXACT)
+@pytest.mark.parametrize("mechanism", [m for m in EXACT if m in registry.names(engine="spark")])
 def test_spark_equals_local_bit_for_bit(data: tuple[Any, PersonItemGraph], mechanism: str) -> None:
     frame, graph = data
     releases = []
