@@ -215,11 +215,16 @@ def test_created_session_suits_its_master(tmp_path: Path) -> None:
 def test_spark_submit_recipe_runs_end_to_end(tmp_path: Path, capsys: Any) -> None:
     """The documented recipe: build the zip, submit the launcher with a master and a setting;
     the submitted master and setting win over dpcount's defaults, and the release equals the
-    local one with the same seed."""
+    local one with the same seed.  The master is ``local-cluster[2,1,1024]`` – a standalone
+    master and two workers whose executors are separate JVMs with their own Python workers, as
+    on a cluster – where PySpark ships the launcher scripts it needs, else ``local[2]``."""
     _java()
     import pyspark
 
-    submit = Path(pyspark.__file__).parent / "bin" / "spark-submit"
+    bin_dir = Path(pyspark.__file__).parent / "bin"
+    submit = bin_dir / "spark-submit"
+    # local-cluster starts each executor with SPARK_HOME's bin/spark-class (pip's pyspark has it)
+    master = "local-cluster[2,1,1024]" if (bin_dir / "spark-class").exists() else "local[2]"
     csv = tmp_path / "pairs.csv"
     _pairs_csv(csv, n=400)
     archive = subprocess.run(
@@ -239,7 +244,7 @@ def test_spark_submit_recipe_runs_end_to_end(tmp_path: Path, capsys: Any) -> Non
     env = _clean_env() | {"PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable}
     run = subprocess.run(
         [
-            *(str(submit), "--master", "local[2]", "--conf", "spark.sql.shuffle.partitions=3"),
+            *(str(submit), "--master", master, "--conf", "spark.sql.shuffle.partitions=3"),
             *("--conf", "spark.ui.enabled=false", "--py-files", archive, launcher),
             *(*args, "--engine", "spark"),
         ],
@@ -251,7 +256,7 @@ def test_spark_submit_recipe_runs_end_to_end(tmp_path: Path, capsys: Any) -> Non
     assert run.returncode == 0, run.stderr[-2000:]
     # spark-submit passes the driver's stderr to its stdout: the notes come with the JSON.
     notes = [line for line in run.stdout.splitlines() if line.startswith("dpcount count: note:")]
-    assert "dpcount count: note: Spark master local[2], 3 shuffle partitions" in notes
+    assert f"dpcount count: note: Spark master {master}, 3 shuffle partitions" in notes
     assert "[Stage" not in run.stdout + run.stderr
     submitted = json.loads("\n".join(x for x in run.stdout.splitlines() if x not in notes))
     assert main(args) == 0
