@@ -131,7 +131,9 @@ def run(args: argparse.Namespace) -> int:
         if target is not None:
             print(f"wrote {curve.size} rows to {target.given} ({NOT_PRIVATE})", file=sys.stderr)
     if plot_target is not None:
-        write_plot(curve, caption, plot_target)
+        # matplotlib's first import in an environment builds its font cache: seconds
+        with progress(f"drawing {plot_target.given}", enabled=show):
+            write_plot(curve, caption, plot_target)
         print(f"wrote the plot to {plot_target.given} ({NOT_PRIVATE})", file=sys.stderr)
     return 0
 

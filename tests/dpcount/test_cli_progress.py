@@ -225,3 +225,13 @@ def test_a_note_during_a_drawn_step_starts_its_own_line() -> None:
     assert note == "dpcount count: warning: w\n" and end == ""
     _progress.say("plain", stream=screen)  # nothing drawn any more: no erasing
     assert screen.getvalue().endswith("w\n" + ERASE + "plain\n")
+
+
+def test_curve_plot_shows_drawing(
+    progress_labels: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "curve.svg"
+    args = ["curve", "--dataset", "southern-women", "--ell-max", "3", "--plot", str(target)]
+    assert main([*args, "--progress"]) == 0
+    assert progress_labels[-1] == f"drawing {target}" and target.exists()
