@@ -3,7 +3,7 @@
 Generates reddit-like pairs (7.1M at scale 1, 71M at scale 10) as Parquet, then times, in one
 run, the whole job from the file on each engine: the local path reads with
 :func:`dpcount.io.read_pairs` and runs the numba kernels; Spark (``local[2]``) runs
-:func:`dpcount.spark.set_union` / :func:`dpcount.spark.distinct_count` from the same file.
+:func:`mechanisms.spark.set_union` / :func:`mechanisms.spark.distinct_count` from the same file.
 Both engines are timed warm: the local path after one untimed call (compiling its kernels),
 Spark after three at 7.1M (code generation, then the JVM's JIT compiling the hot paths) and
 one at 71M; the median of 3 calls at 7.1M, of 2 at 71M.  Spark's first call of each job in the
@@ -89,7 +89,7 @@ def spark_jobs(path: Path, warmups: int, repeats: int) -> tuple[dict[str, float]
     code generation and the JVM compiles the hot paths over the next few (the local path's
     warm-up pays for compiling its kernels).  The first call is reported on its own.
     """
-    from dpcount.spark import distinct_count, set_union
+    from mechanisms.spark import distinct_count, set_union
 
     def union() -> None:
         set_union(str(path), "person", "item", epsilon=EPSILON, delta=DELTA, max_items=MAX_ITEMS)
@@ -110,8 +110,8 @@ def noise_rows(path: Path, warmups: int, repeats: int) -> list[list[object]]:
     """Per mechanism and engine: released items and median seconds with exact and with float
     noise (same seed, so the items differ only by the noise form), and the time ratio."""
     from dpcount.io import read_pairs
-    from dpcount.spark import set_union
     from mechanisms import set_union as local
+    from mechanisms.spark import set_union
 
     rows: list[list[object]] = []
     for name in NOISE_MECHANISMS:
@@ -133,7 +133,7 @@ def noise_rows(path: Path, warmups: int, repeats: int) -> list[list[object]]:
                         epsilon=EPSILON,
                         delta=DELTA,
                         max_items=MAX_ITEMS,
-                        mechanism=name,
+                        algorithm=name,
                         rng=1,
                         noise=mode,
                     ).count

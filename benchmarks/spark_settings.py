@@ -1,6 +1,6 @@
 """Spark's default shuffle partitions against dpcount's setting, on a warm ``local[2]`` session.
 
-Times :func:`dpcount.spark.distinct_count` (``counting="sampling"``, the distributed path,
+Times :func:`mechanisms.spark.distinct_count` (``counting="sampling"``, the distributed path,
 ℓ_max = 100) on reddit-like Parquet pairs (7.1M at scale 1) in one session, alternating
 ``spark.sql.shuffle.partitions`` between Spark's default (200) and the value
 :func:`dpcount.spark.dpcount_session` gives the master (2 per core: 4 on ``local[2]``), after
@@ -38,7 +38,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from pyspark.sql import SparkSession
 
-    from dpcount.spark import distinct_count, dpcount_session, session_defaults
+    from dpcount.spark import dpcount_session, session_defaults
+    from mechanisms.spark import distinct_count
 
     warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
     created = SparkSession.getActiveSession() is None
@@ -95,7 +96,7 @@ def report(
         f"Machine: {machine()}; Spark master {master} (warm session, driver memory 6g).  The "
         "machine is shared with other jobs, so seconds are noisy; the settings alternate within "
         "one run so that both see the same load.\n\n"
-        f"dpcount.spark.distinct_count(counting='sampling', ℓ_max = {ELL_MAX}) from a Parquet "
+        f"mechanisms.spark.distinct_count(counting='sampling', ℓ_max = {ELL_MAX}) from a Parquet "
         f"file of {n_pairs:,} reddit-like pairs, after {warmups} untimed calls per setting.\n\n"
         f"{markdown_table(header, rows)}\n"
     )

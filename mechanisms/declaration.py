@@ -15,6 +15,13 @@ the methods of :class:`mechanisms.Session` (and its generic ``release``), the na
 ``family`` and ``engines`` must be written as literals: the registry reads them from the source
 without importing the module, so that listing names (the CLI's ``--help``) stays light.
 
+**Engines.**  A mechanism is called the same way on every engine: data held elsewhere comes
+as a handle (a :class:`dpcount.common.engines.EngineData`, e.g.
+:class:`dpcount.spark.SparkPairs`), and the decorated function hands such a call to that
+engine's adapter — when the declaration lists the engine; otherwise it refuses in one line
+before any work.  The adapters are found by :mod:`mechanisms.registry`, which installs its
+lookup here when ``mechanisms`` is imported (:func:`use_engine_adapters`).
+
 This module imports nothing of the package, so that every mechanism module can import it
 without a cycle.
 
@@ -32,16 +39,20 @@ Examples
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from dpcount.common.engines import EngineData
+from dpcount.errors import InvalidParameterError
 
 if TYPE_CHECKING:
     from mechanisms.accounting import PrivacyLoss
 
-__all__ = ["ENGINES", "FAMILIES", "Declaration", "register"]
+__all__ = ["ENGINES", "FAMILIES", "Declaration", "EngineAdapter", "register", "use_engine_adapters"]
 
 #: Families of mechanisms, and the kind of private data each takes: ``"graph"`` a
 #: :class:`dpcount.PersonItemGraph`, ``"grouped"`` a :class:`dpcount.GroupedGraph`.
@@ -140,6 +151,58 @@ class Declaration:
     def _return_annotation(self) -> Any:
         return inspect.signature(self.function).return_annotation
 
+    def check_engine(self, engine: str) -> None:
+        """Refuse, in one line, an engine this mechanism is not declared for.
+
+        Examples
+        --------
+        >>> from mechanisms import registry
+        >>> registry.get("r2t").check_engine("spark")
+        Traceback (most recent call last):
+        ...
+        dpcount.errors.InvalidParameterError: r2t does not run on spark (its engines: local); ...
+        """
+        if engine not in self.engines:
+            raise InvalidParameterError(
+                f"{self.name} does not run on {engine} (its engines: {', '.join(self.engines)}); "
+                "collect the data to a graph first"
+            )
+
+
+class EngineAdapter(Protocol):
+    """What an engine offers the mechanisms (:mod:`mechanisms.spark.adapter` for Spark)."""
+
+    def release(self, declaration: Declaration, data: Any, arguments: Mapping[str, Any]) -> Any:
+        """Run the mechanism on the engine's ``data`` with the caller's ``arguments``."""
+        ...  # pragma: no cover - a protocol
+
+    def engine_arguments(
+        self, declaration: Declaration, arguments: Mapping[str, Any]
+    ) -> Mapping[str, Any]:
+        """The engine's arguments for the call; refuses what the engine cannot do."""
+        ...  # pragma: no cover - a protocol
+
+
+#: engine name -> its adapter; installed by mechanisms.registry (see use_engine_adapters).
+_ADAPTER_OF: list[Callable[[str], EngineAdapter]] = []
+
+
+def use_engine_adapters(lookup: Callable[[str], EngineAdapter]) -> None:
+    """Install how a decorated mechanism finds an engine's adapter (the registry's lookup).
+
+    :mod:`mechanisms.registry` calls it when it is imported, which ``import mechanisms`` does
+    before any mechanism module runs; the adapter is imported on the first call with that
+    engine's data only.
+    """
+    _ADAPTER_OF[:] = [lookup]
+
+
+def engine_adapter(engine: str) -> EngineAdapter:
+    """The adapter installed for ``engine``."""
+    if not _ADAPTER_OF:  # pragma: no cover - import mechanisms installs it
+        raise RuntimeError("no engine adapters installed: import mechanisms first")
+    return _ADAPTER_OF[0](engine)
+
 
 def register(
     *,
@@ -191,10 +254,31 @@ def register(
             session=fixed,
         )
         _check(declaration)
-        setattr(function, ATTRIBUTE, declaration)
-        return function
+        return _on_every_engine(declaration)
 
     return decorate
+
+
+def _on_every_engine(declaration: Declaration) -> Any:
+    """The mechanism as callers get it: its own function for local data, the engine's adapter
+    for an engine's data handle (refused when the declaration does not list that engine)."""
+    function = declaration.function
+    signature = inspect.signature(function)
+    position = list(signature.parameters).index(declaration.data)
+
+    @functools.wraps(function)
+    def mechanism(*args: Any, **kwargs: Any) -> Any:
+        data = args[position] if len(args) > position else kwargs.get(declaration.data)
+        if not isinstance(data, EngineData):
+            return function(*args, **kwargs)
+        declaration.check_engine(data.engine)
+        arguments = dict(signature.bind(*args, **kwargs).arguments)
+        del arguments[declaration.data]
+        return engine_adapter(data.engine).release(declared, data, arguments)
+
+    declared = replace(declaration, function=mechanism)
+    setattr(mechanism, ATTRIBUTE, declared)
+    return mechanism
 
 
 def _check(d: Declaration) -> None:

@@ -5,6 +5,8 @@
   names stays light (``dpcount union --help`` loads no compiled kernels).
 * :func:`get` / :func:`declarations` — the full :class:`~mechanisms.declaration.Declaration`:
   these import the mechanism's module.
+* :func:`engine_adapter` — an engine's adapter (``mechanisms.<engine>.adapter``), through which
+  a mechanism called with that engine's data handle runs there; imported on first use.
 
 Adding a mechanism touches one module: write the function (data first, ``rng`` last, a frozen
 :class:`~mechanisms.Release` result whose ``privacy_loss`` is its loss function's value) and its
@@ -35,9 +37,24 @@ from importlib.resources import files
 from importlib.resources.abc import Traversable
 
 from dpcount.errors import InvalidParameterError
-from mechanisms.declaration import ATTRIBUTE, ENGINES, FAMILIES, Declaration
+from mechanisms.declaration import (
+    ATTRIBUTE,
+    ENGINES,
+    FAMILIES,
+    Declaration,
+    EngineAdapter,
+    use_engine_adapters,
+)
 
-__all__ = ["Entry", "declarations", "entry", "get", "names", "registered_modules"]
+__all__ = [
+    "Entry",
+    "declarations",
+    "engine_adapter",
+    "entry",
+    "get",
+    "names",
+    "registered_modules",
+]
 
 _MARK = "@register("
 #: A top-level ``@register(...)`` line (or lines) and the function it decorates.
@@ -117,6 +134,29 @@ def get(name: str) -> Declaration:
 def declarations(family: str | None = None, engine: str | None = None) -> tuple[Declaration, ...]:
     """The declarations of :func:`names` (imports their modules)."""
     return tuple(get(name) for name in names(family, engine))
+
+
+def engine_adapter(engine: str) -> EngineAdapter:
+    """The adapter of ``engine`` (one of :data:`~mechanisms.declaration.ENGINES` but
+    ``"local"``): the module ``mechanisms.<engine>.adapter``, imported on first use (like a
+    mechanism's module, by the name the registry knows, so that the mechanisms below need not
+    import the engines above them).
+
+    Examples
+    --------
+    >>> engine_adapter("local")
+    Traceback (most recent call last):
+    ...
+    dpcount.errors.InvalidParameterError: engine must be one of ('spark',), got 'local'
+    """
+    others = tuple(e for e in ENGINES if e != "local")
+    if engine not in others:
+        raise InvalidParameterError(f"engine must be one of {others}, got {engine!r}")
+    adapter: EngineAdapter = importlib.import_module(f"{__package__}.{engine}.adapter")
+    return adapter
+
+
+use_engine_adapters(engine_adapter)
 
 
 @functools.cache

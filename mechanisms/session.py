@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, NoReturn
 
 import numpy as np
 
+from dpcount.common.engines import EngineData
 from dpcount.errors import (
     BudgetExceededError,
     InvalidParameterError,
@@ -123,12 +124,14 @@ class _BudgetedSession:
         if isinstance(delta, bool) or not isinstance(delta, int | float | np.floating):
             raise InvalidParameterError(f"delta must be a number in [0, 1), got {delta!r}")
         self._delta = 0.0 if delta == 0 else check_delta(delta)
-        if isinstance(data, PersonItemGraph | GroupedGraph):
+        if isinstance(data, PersonItemGraph | GroupedGraph | EngineData):
             if read_options:
                 raise InvalidParameterError(
                     f"read options {sorted(read_options)} apply to files, not to a graph"
                 )
-            self._data: PersonItemGraph | GroupedGraph = data
+            if isinstance(data, EngineData):
+                data.check()  # what a release could refuse on the data, before any charge
+            self._data: PersonItemGraph | GroupedGraph | EngineData = data
         else:
             from dpcount.io import read_pairs
 
@@ -317,6 +320,9 @@ class _BudgetedSession:
                 "releases only differentially private outputs"
             )
         call = functools.partial(declaration.function, **inputs, **options, **declaration.session)
+        if isinstance(self._data, EngineData):  # what the engine cannot do, refused without it
+            adapter = registry.engine_adapter(self._data.engine)
+            adapter.engine_arguments(declaration, {**inputs, **options, **declaration.session})
         empty = _empty_like(self._data)
         with _DRY_RUN, warnings.catch_warnings():
             # The mechanism's own checks on empty data: whatever fails here fails on any data.
@@ -364,6 +370,8 @@ class _BudgetedSession:
                     else "person-item data, and this session holds grouped data"
                 )
             )
+        if isinstance(self._data, EngineData):
+            declaration.check_engine(self._data.engine)
         return declaration
 
     if TYPE_CHECKING:  # the mechanisms' methods are made from the registry (see below)
@@ -430,9 +438,10 @@ class Session(_BudgetedSession):
     ----------
     data
         A :class:`dpcount.PersonItemGraph`, a :class:`dpcount.GroupedGraph` (for
-        ``grouped_distinct_count``), or anything :func:`dpcount.read_pairs` accepts (a path
-        or glob; ``None`` with ``sql=...``), read with ``read_options`` (``group=`` reads
-        grouped data).
+        ``grouped_distinct_count``), an engine's pairs (:class:`dpcount.spark.SparkPairs`:
+        the mechanisms declared for Spark run there, their data checks run once here), or
+        anything :func:`dpcount.read_pairs` accepts (a path or glob; ``None`` with
+        ``sql=...``), read with ``read_options`` (``group=`` reads grouped data).
     epsilon
         The total ε of the session (finite, > 0); fixed for the session's lifetime.
     delta
@@ -543,10 +552,17 @@ class SeededSession(_BudgetedSession):
         return self._seed
 
 
-def _empty_like(data: PersonItemGraph | GroupedGraph) -> PersonItemGraph | GroupedGraph:
-    """Data of the same kind with no pairs (with counts if ``data`` has them), for the checks."""
+def _empty_like(
+    data: PersonItemGraph | GroupedGraph | EngineData,
+) -> PersonItemGraph | GroupedGraph:
+    """Data of the same kind with no pairs (with counts if ``data`` has them), for the checks;
+    a graph for an engine's pairs (the engine's mechanism takes the local one's parameters)."""
     empty = np.array([], dtype=object)
     if isinstance(data, GroupedGraph):
         return GroupedGraph.from_triples(empty, empty, empty)
-    counts = None if data.counts is None else np.zeros(0, dtype=data.counts.dtype)
+    counts = (
+        None
+        if isinstance(data, EngineData) or data.counts is None
+        else np.zeros(0, dtype=data.counts.dtype)
+    )
     return PersonItemGraph.from_pairs(empty, empty, counts)

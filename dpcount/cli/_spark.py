@@ -70,10 +70,10 @@ def spark_setting(text: str) -> tuple[str, str]:
 
 def spark_algorithm() -> str:
     """The set-union mechanism ``union --engine spark`` runs without ``--algorithm``: the
-    default of :func:`dpcount.spark.set_union`."""
-    from dpcount.spark import set_union
+    default of :func:`mechanisms.spark.set_union`."""
+    from mechanisms.spark import set_union
 
-    return str(inspect.signature(set_union).parameters["mechanism"].default)
+    return str(inspect.signature(set_union).parameters["algorithm"].default)
 
 
 def check_spark(args: argparse.Namespace, source: Source) -> None:
@@ -125,7 +125,8 @@ def _session(args: argparse.Namespace, command: str) -> Any:
 
 def spark_count(args: argparse.Namespace, source: Source) -> Any:
     """``dpcount count --engine spark``."""
-    from dpcount.spark import distinct_count, source_frame
+    from dpcount.spark import source_frame
+    from mechanisms.spark import distinct_count
 
     _session(args, "count")  # active from here on; source_frame reads through it
     # Spark's own console progress bar is off (dpcount_session): one line here instead.
@@ -146,7 +147,8 @@ def spark_count(args: argparse.Namespace, source: Source) -> Any:
 
 def spark_union(args: argparse.Namespace, source: Source) -> Any:
     """``dpcount union --engine spark``."""
-    from dpcount.spark import set_union, source_frame
+    from dpcount.spark import source_frame
+    from mechanisms.spark import set_union
 
     _session(args, "union")
     with progress(f"running {args.algorithm} on Spark", enabled=show_progress(args)):
@@ -157,7 +159,7 @@ def spark_union(args: argparse.Namespace, source: Source) -> Any:
             epsilon=args.epsilon,
             delta=args.delta,
             max_items=args.max_items,
-            mechanism=args.algorithm,
+            algorithm=args.algorithm,
             rng=args.seed,
             drop_nulls=source.drop_nulls,
             **({"noise": args.noise} if getattr(args, "noise", None) else {}),

@@ -1,30 +1,30 @@
-"""Run dpcount releases where the data lives: in Spark (extra ``spark``; PySpark 4, Java 17).
+"""Spark data plumbing (extra ``spark``; PySpark 4, Java 17): the pairs where they live.
 
+* :class:`SparkPairs` — the handle that passes pairs held in Spark to the same release
+  functions and :class:`mechanisms.Session` as a graph: ``weighted_gaussian(SparkPairs(df,
+  person="user", item="item"), 1.0, 1e-6)`` runs distributed (the mechanisms' Spark engine is
+  :mod:`mechanisms.spark`).
 * :func:`read_pairs` — validate, deduplicate and encode in Spark, collect the codes to a
   :class:`~dpcount.PersonItemGraph` (below :data:`DRIVER_PAIR_LIMIT` pairs), for local solvers.
-* :func:`set_union` — the weight-and-threshold set unions, fully distributed; the sequential
-  policy mechanisms are refused.
 * :func:`dpcount_session` — the active SparkSession, or a new one with settings that suit its
   master (shuffle partitions from the local cores, quiet logs, the workers' Python), listed by
   :func:`session_defaults`.
-* :func:`distinct_count` — ``counting="sampling"`` distributed (one histogram to the driver);
-  ``"matching"`` / ``"greedy"`` collect the graph and run locally.
+* :mod:`dpcount.spark.frames`, :mod:`dpcount.spark.curve`, :mod:`dpcount.spark.hashing` — the
+  building blocks: per-person ranked items, the nested-sampling curve, keyed hashes and noise
+  identical on the executors and in NumPy (so a seeded Spark run reproduces the local one).
 
-Keyed hashes of labels (:mod:`dpcount.spark.hashing`) make a seeded Spark run reproduce the
-local one; without a seed every release draws fresh secret keys.
+This package knows nothing of privacy: it imports neither ``matching`` nor ``mechanisms``.
 """
 
 from dpcount.spark._session import dpcount_session, session_defaults
-from dpcount.spark.count import distinct_count
 from dpcount.spark.ingest import DRIVER_PAIR_LIMIT, read_pairs, source_frame
-from dpcount.spark.set_union import set_union
+from dpcount.spark.pairs import SparkPairs
 
 __all__ = [
     "DRIVER_PAIR_LIMIT",
-    "distinct_count",
+    "SparkPairs",
     "dpcount_session",
     "read_pairs",
     "session_defaults",
-    "set_union",
     "source_frame",
 ]

@@ -16,10 +16,17 @@ import numpy as np
 from dpcount.errors import DataError, InvalidParameterError, Option
 from dpcount.graph import PersonItemGraph, graph_from_codes
 from dpcount.graph.labels import as_label_array
-from dpcount.spark._frames import collect
 from dpcount.spark._session import active_session, require_pyspark
+from dpcount.spark.frames import collect
 
-__all__ = ["DRIVER_PAIR_LIMIT", "label_array", "prepare_pairs", "read_pairs", "source_frame"]
+__all__ = [
+    "DRIVER_PAIR_LIMIT",
+    "check_columns",
+    "label_array",
+    "prepare_pairs",
+    "read_pairs",
+    "source_frame",
+]
 
 #: Most pairs :func:`read_pairs` collects to the driver unless ``max_pairs`` says otherwise
 #: (about 0.6 GB of codes and CSR at 12 bytes per pair).
@@ -68,6 +75,14 @@ def _invalid(df: Any, column: str) -> Any:
     return cond
 
 
+def check_columns(df: Any, roles: dict[str, str]) -> None:
+    """Refuse a frame without the columns ``roles`` names (role → column), in one line that
+    lists the columns it has (reads the schema only)."""
+    missing = [f"{role} column {col!r}" for role, col in roles.items() if col not in df.columns]
+    if missing:
+        raise DataError(f"{' and '.join(missing)} not found; available columns: {df.columns}")
+
+
 def prepare_pairs(
     data: Any,
     person: str,
@@ -86,10 +101,9 @@ def prepare_pairs(
     from pyspark.sql import functions as F
 
     df = source_frame(data)
-    roles = {"person": person, "item": item} | ({"count": count} if count is not None else {})
-    missing = [f"{role} column {col!r}" for role, col in roles.items() if col not in df.columns]
-    if missing:
-        raise DataError(f"{' and '.join(missing)} not found; available columns: {df.columns}")
+    check_columns(
+        df, {"person": person, "item": item} | ({"count": count} if count is not None else {})
+    )
     bad = _invalid(df, person) | _invalid(df, item)
     if count is not None:
         bad = bad | _invalid(df, count)

@@ -107,14 +107,14 @@ def test_cli_choices_are_the_registry() -> None:
 
 
 def test_spark_offers_exactly_its_declared_mechanisms() -> None:
-    from dpcount.spark.set_union import _check_mechanism
+    from mechanisms.spark.union import check_algorithm
 
     for name in registry.names(family="set_union"):
         if "spark" in registry.get(name).engines:
-            _check_mechanism(name)
+            check_algorithm(name)
         else:
             with pytest.raises(InvalidParameterError):
-                _check_mechanism(name)
+                check_algorithm(name)
 
 
 def _grid(name: str) -> list[dict[str, Any]]:

@@ -24,7 +24,6 @@ import matching.sampling
 from dpcount import PersonItemGraph
 from dpcount.errors import PrivacyLeakWarning, UnsafeNoiseWarning
 from dpcount.spark.hashing import release_key
-from dpcount.spark.set_union import release_keys
 from mechanisms import (
     bayesian_dp,
     dp_distinct_count,
@@ -51,6 +50,7 @@ from mechanisms.set_union import (
     weighted_laplace,
 )
 from mechanisms.set_union.greedy_policy import greedy_policy
+from mechanisms.spark.union import release_keys
 
 REPEATS = 6
 ENTROPY = 20261125

@@ -6,7 +6,11 @@ import shutil
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+import pandas as pd
 import pytest
+
+from dpcount import PersonItemGraph
 
 pyspark = pytest.importorskip("pyspark")
 
@@ -29,3 +33,15 @@ def spark() -> Iterator[Any]:
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+
+
+@pytest.fixture(scope="session")
+def skewed_pairs(spark: Any) -> tuple[Any, PersonItemGraph]:
+    """3000 pairs (columns ``u``, ``w``) with geometric item popularity, as a cached Spark
+    frame and as a graph: many items sit near a set union's threshold, so releases depend on
+    the seed."""
+    rng = np.random.default_rng(4)
+    persons = [f"p{p}" for p in rng.integers(0, 300, 3000)]
+    items = [f"i{i}" for i in np.minimum(rng.geometric(0.1, 3000), 120)]
+    frame = spark.createDataFrame(pd.DataFrame({"u": persons, "w": items})).cache()
+    return frame, PersonItemGraph.from_pairs(persons, items)

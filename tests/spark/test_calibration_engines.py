@@ -13,8 +13,8 @@ import pandas as pd
 import pytest
 
 from dpcount import PersonItemGraph
-from dpcount.spark import set_union as spark_set_union
 from mechanisms import registry, set_union
+from mechanisms.spark import set_union as spark_set_union
 
 GRID = [(0.5, 1e-6, 2), (2.0, 1e-9, 7)]
 SPARK_OPTIONS = {"dp_sips": {"sips_rounds_count": 2, "sips_ratio": 0.5}}
@@ -44,7 +44,7 @@ def test_engines_report_the_same_calibration(
             epsilon=epsilon,
             delta=delta,
             max_items=max_items,
-            mechanism=mechanism,
+            algorithm=mechanism,
             rng=1,
             **SPARK_OPTIONS.get(mechanism, {}),
         )

@@ -19,9 +19,10 @@ import pytest
 import dpcount.spark
 from dpcount.cli import main
 from dpcount.errors import DataError, InvalidParameterError
-from dpcount.spark import distinct_count, set_union
+from dpcount.spark import SparkPairs
 from dpcount.spark.package import PACKAGES, build_zip
 from mechanisms import dp_distinct_count
+from mechanisms.spark import distinct_count, set_union
 
 
 def _pairs_csv(path: Path, n: int = 300, seed: int = 7) -> pd.DataFrame:
@@ -91,9 +92,9 @@ def test_refused_before_spark_starts(
 
 def test_python_refuses_before_spark_starts(no_spark: list[str]) -> None:
     with pytest.raises(InvalidParameterError, match="sequential by nature"):
-        set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, mechanism="policy_laplace")
+        set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, algorithm="policy_laplace")
     with pytest.raises(InvalidParameterError, match="not available on Spark"):
-        set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, mechanism="nope")
+        set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, algorithm="nope")
     with pytest.raises(InvalidParameterError, match="counting"):
         distinct_count("pairs.parquet", "u", "w", 1.0, counting="exact")  # type: ignore[arg-type]
     assert no_spark == []
@@ -134,7 +135,7 @@ def test_counting_defaults_agree_across_engines_and_front_ends(
     from dpcount import PersonItemGraph
 
     graph = PersonItemGraph.from_pairs(frame["u"].tolist(), frame["w"].tolist())
-    got = distinct_count(df, "u", "w", 1.0, ell_max=6, rng=4)
+    got = dp_distinct_count(SparkPairs(df, person="u", item="w"), 1.0, ell_max=6, rng=4)
     want = dp_distinct_count(graph, 1.0, ell_max=6, rng=4)
     assert (got.counting, got.estimate, got.ell) == ("matching", want.estimate, want.ell)
     argv = ["count", str(path), "--person", "u", "--item", "w", "--ell-max", "6", "--json"]

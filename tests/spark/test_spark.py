@@ -19,12 +19,10 @@ from hypothesis import strategies as st
 from dpcount import PersonItemGraph
 from dpcount.common.hashing import SEED, hash_word, label_keys
 from dpcount.errors import DataError, InvalidParameterError
-from dpcount.spark import _frames, distinct_count, read_pairs, set_union
-from dpcount.spark.adaptive import mad_weights_frame
-from dpcount.spark.count import sampling_curve as spark_curve
+from dpcount.spark import frames, read_pairs
+from dpcount.spark.curve import sampling_curve as spark_curve
 from dpcount.spark.hashing import item_noise, label_key_column, pair_hash, release_key
 from dpcount.spark.ingest import prepare_pairs
-from dpcount.spark.set_union import release_keys, weights_frame
 from matching.sampling import sampling_curve
 from mechanisms import dp_distinct_count
 from mechanisms.set_union._bounding import CappedSets, cap_contributions_keyed
@@ -36,6 +34,10 @@ from mechanisms.set_union.weighted import (
     count_weights,
     weighted_gaussian,
 )
+from mechanisms.spark import distinct_count, set_union
+from mechanisms.spark.adaptive import mad_weights_frame
+from mechanisms.spark.union import release_keys
+from mechanisms.spark.weights import weights_frame
 
 SLOW = settings(max_examples=4, deadline=None, suppress_health_check=list(HealthCheck))
 
@@ -242,20 +244,26 @@ def test_bad_input_errors(spark: Any) -> None:
     with pytest.raises(DataError, match="exceed the driver limit max_pairs=1"):
         read_pairs(df, person="u", item="w", drop_nulls=True, max_pairs=1)
     with pytest.raises(InvalidParameterError, match="sequential by nature"):
-        set_union(df, "u", "w", epsilon=1.0, delta=1e-5, mechanism="policy_gaussian")
+        set_union(df, "u", "w", epsilon=1.0, delta=1e-5, algorithm="policy_gaussian")
 
 
 def test_driver_receives_no_per_pair_rows(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     rows: list[int] = []
-    real = _frames.collect
+    real = frames.collect
 
     def counting_collect(df: Any) -> Any:
         table = real(df)
         rows.append(table.num_rows)
         return table
 
-    for module in ("_frames", "set_union", "count", "ingest"):
-        monkeypatch.setattr(sys.modules[f"dpcount.spark.{module}"], "collect", counting_collect)
+    for module in (
+        "dpcount.spark.frames",
+        "dpcount.spark.curve",
+        "dpcount.spark.ingest",
+        "mechanisms.spark.union",
+        "mechanisms.spark.weights",
+    ):
+        monkeypatch.setattr(sys.modules[module], "collect", counting_collect)
     rng = np.random.default_rng(4)
     n_pairs, n_items = 600, 30
     persons = [f"p{p}" for p in rng.integers(0, 200, n_pairs)]
@@ -294,7 +302,7 @@ def test_dp_sips_rounds_remove_released_items(spark: Any) -> None:
         epsilon=1.0,
         delta=1e-6,
         max_items=2,
-        mechanism="dp_sips",
+        algorithm="dp_sips",
         rng=0,
     )
     local = dp_sips(PersonItemGraph.from_pairs(persons, items), 1.0, 1e-6, max_items=2, rng=0)
@@ -328,7 +336,7 @@ def test_mad_weights_equal_local(spark: Any) -> None:
         epsilon=1.0,
         delta=1e-6,
         max_items=6,
-        mechanism="max_adaptive_degree",
+        algorithm="max_adaptive_degree",
         rng=0,
     )
     local = max_adaptive_degree(graph, 1.0, 1e-6, max_items=6, rng=0)
@@ -349,7 +357,7 @@ def test_same_seed_keeps_the_same_subsets_as_local_keyed_sampling(spark: Any) ->
         ("weighted_gaussian", weighted_gaussian),
     ]:
         common = {"max_items": 3, "rng": 5, "return_weights": True}
-        got = set_union(df, "u", "w", epsilon=1.0, delta=1e-5, mechanism=mechanism, **common)
+        got = set_union(df, "u", "w", epsilon=1.0, delta=1e-5, algorithm=mechanism, **common)
         want = local_fn(graph, 1.0, 1e-5, sampling="keyed", **common)
         assert np.array_equal(got.weights, want.weights)
         other = local_fn(graph, 1.0, 1e-5, **{**common, "rng": 6}, sampling="keyed")

@@ -10,8 +10,8 @@ import pytest
 
 from dpcount import PersonItemGraph
 from dpcount.errors import InvalidParameterError
-from dpcount.spark import distinct_count
 from mechanisms import dp_distinct_count
+from mechanisms.spark import distinct_count
 
 
 @pytest.mark.parametrize("counting", ["sampling", "matching"])

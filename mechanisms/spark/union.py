@@ -1,5 +1,9 @@
 """Set union on Spark: the weight-and-threshold mechanisms, fully distributed.
 
+``weighted_gaussian(SparkPairs(df, person=..., item=...), ...)`` and the other set-union
+mechanisms declared for the ``"spark"`` engine reach :func:`set_union` through the engine's
+adapter (:mod:`mechanisms.spark.adapter`); it can also be called directly.
+
 Gopi et al. (2020), Algorithm 1 with the distributed choices of its Algorithm 2: each person
 keeps the Δ0 items of smallest keyed hash of (person, item) (:mod:`dpcount.spark.hashing`), adds
 its contribution (1, 1/|W| or 1/√|W|, in the local fixed-point units) to each, Spark sums per
@@ -8,31 +12,29 @@ item, noise keyed by item is added on the executors, and the driver receives one
 pair.
 
 Available: ``count_laplace``, ``count_gaussian``, ``weighted_laplace``, ``weighted_gaussian``,
-``max_adaptive_degree`` and ``dp_sips`` (basic weighting, :mod:`dpcount.spark.sips`).
+``max_adaptive_degree`` and ``dp_sips`` (basic weighting, :mod:`mechanisms.spark.sips`).
 The policy mechanisms (``policy_laplace``, ``policy_gaussian``, ``greedy_policy``) are
 **sequential by nature** — each person's contribution depends on the weights left by everyone
 before them in a secret order — so they cannot run as one aggregation and are refused.
-``max_adaptive_degree`` runs as a few joins and aggregations (:mod:`dpcount.spark.adaptive`);
+``max_adaptive_degree`` runs as a few joins and aggregations (:mod:`mechanisms.spark.adaptive`);
 DP-SIPS with the adaptive weighting is not available on Spark yet.
 
 The same data and seed give the same capped sets as the local
 :func:`mechanisms.set_union._bounding.cap_contributions_keyed`, and per-item weights equal to
-the local ones bit for bit (:func:`~dpcount.spark.release.weights_frame`); MAD's rerouted
+the local ones bit for bit (:func:`~mechanisms.spark.weights.weights_frame`); MAD's rerouted
 weights agree up to the order of floating-point summation.
 """
 
+import warnings
 from typing import Any
 
 import numpy as np
 
 from dpcount.common.rng import RNGLike, draw_key, spawn
 from dpcount.errors import InvalidParameterError
-from dpcount.spark._frames import as_numpy, collect
-from dpcount.spark.adaptive import mad_weights_frame
+from dpcount.spark.frames import as_numpy, collect
 from dpcount.spark.hashing import release_key
 from dpcount.spark.ingest import label_array, prepare_pairs, sorted_labels
-from dpcount.spark.release import kept_column, released_labels, weights_frame
-from dpcount.spark.sips import sips_rounds
 from dpcount.validation import (
     check_choice,
     check_delta,
@@ -45,8 +47,11 @@ from mechanisms.privacy_loss import privacy_loss_of
 from mechanisms.registry import names
 from mechanisms.set_union.calibration import calibrate
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
+from mechanisms.spark.adaptive import mad_weights_frame
+from mechanisms.spark.sips import sips_rounds
+from mechanisms.spark.weights import kept_column, released_labels, weights_frame
 
-__all__ = ["SEQUENTIAL", "release_keys", "set_union"]
+__all__ = ["SEQUENTIAL", "check_algorithm", "release_keys", "set_union"]
 
 #: Mechanisms whose weighting is a sequential pass over the persons.
 SEQUENTIAL = ("policy_laplace", "policy_gaussian", "greedy_policy")
@@ -70,7 +75,8 @@ def release_keys(rng: RNGLike, exact: bool = False) -> tuple[np.uint64, bytes | 
     return draw_key(sampling_rng), noise
 
 
-def _check_mechanism(mechanism: str) -> None:
+def check_algorithm(mechanism: str) -> None:
+    """Refuse a set-union mechanism the Spark engine does not run (its declaration decides)."""
     if mechanism in SEQUENTIAL:
         raise InvalidParameterError(
             f"{mechanism} is sequential by nature (each person's weights depend on everyone "
@@ -84,6 +90,22 @@ def _check_mechanism(mechanism: str) -> None:
         )
 
 
+def _algorithm(algorithm: str, mechanism: str | None) -> str:
+    """``algorithm``, or the deprecated ``mechanism=`` when given (not both)."""
+    if mechanism is None:
+        return algorithm
+    if algorithm not in ("weighted_gaussian", mechanism):
+        raise InvalidParameterError(
+            "pass the algorithm once, as algorithm= (mechanism= is its old name)"
+        )
+    warnings.warn(
+        "set_union(mechanism=...) is deprecated: pass algorithm=... (the CLI's --algorithm)",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return mechanism
+
+
 def set_union(
     data: Any,
     person: str,
@@ -92,7 +114,7 @@ def set_union(
     epsilon: float,
     delta: float,
     max_items: int = 100,
-    mechanism: str = "weighted_gaussian",
+    algorithm: str = "weighted_gaussian",
     rng: RNGLike = None,
     drop_nulls: bool = False,
     return_weights: bool = False,
@@ -101,6 +123,7 @@ def set_union(
     mad_d_max: int | None = None,
     mad_tau_offset: float = 3.0,
     noise: NoiseMode = "exact",
+    mechanism: str | None = None,
 ) -> SetUnionResult:
     """A private set of items from pairs in Spark (Gopi et al. 2020), fully distributed.
 
@@ -110,10 +133,10 @@ def set_union(
         As in :func:`dpcount.spark.read_pairs`.
     epsilon, delta, max_items
         ε, δ and Δ0, as in the local mechanisms.
-    mechanism
+    algorithm
         A set-union mechanism declared for the ``"spark"`` engine (the count and weighted ones,
         ``dp_sips`` with basic weighting, ``max_adaptive_degree``); the sequential policies
-        are refused.
+        are refused.  The CLI's ``--algorithm``.
     rng
         ``None``: fresh secret keys for sampling and noise (the private default).  A seed
         reproduces a release, for research only.
@@ -129,6 +152,8 @@ def set_union(
         executors, the local release bit for bit (``secure=True``).  ``"float"``: continuous
         noise for experiments (warns, ``secure=False``).  ``max_adaptive_degree`` has no exact
         form yet and always uses floating-point noise.
+    mechanism
+        The old name of ``algorithm`` (warns :class:`DeprecationWarning`).
 
     Returns
     -------
@@ -141,7 +166,8 @@ def set_union(
     (ε, δ)-DP under adding or removing one person, by the theorems the local mechanisms cite:
     the capped set of a person depends on their labels and the secret key only.
     """
-    _check_mechanism(mechanism)
+    mechanism = _algorithm(algorithm, mechanism)
+    check_algorithm(mechanism)
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     delta0 = check_positive_int(max_items, "max_items")
     mode: NoiseMode = (

@@ -1,10 +1,8 @@
 """The person-level distinct count on Spark (Knop & Steinke 2023, Algorithm 1 + GEM).
 
-``counting="sampling"`` runs distributed: each person ranks its items by the keyed pair hash
-(:mod:`dpcount.spark.hashing`); an item is counted at ℓ when its smallest rank over its holders
-is below ℓ, so the whole curve is the cumulative histogram of per-item minimum ranks (§4.2,
-counting option 1).  Only that histogram — at most ℓ_max + 1 rows — reaches the driver, where
-GEM and the Laplace release run through
+``counting="sampling"`` runs distributed: the nested-sampling curve is computed in Spark
+(:func:`dpcount.spark.curve.sampling_curve`, §4.2, counting option 1) and only its histogram —
+at most ℓ_max + 1 rows — reaches the driver, where GEM and the Laplace release run through
 :func:`mechanisms.distinct_count.dp_distinct_count_from_curve`.
 With the same seed the curve, and hence the release, equals the local ``counting="sampling"``.
 
@@ -18,10 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from dpcount.common.rng import RNGLike, draw_key, spawn
-from dpcount.spark._frames import as_numpy, collect, explode_ranks, person_items
+from dpcount.spark.curve import degrees, sampling_curve
+from dpcount.spark.frames import person_items
 from dpcount.spark.ingest import DRIVER_PAIR_LIMIT, prepare_pairs, read_pairs
 from mechanisms._defaults import DEFAULT_BETA
 from mechanisms.distinct_count import (
@@ -36,33 +33,7 @@ from mechanisms.distinct_count import (
 )
 from mechanisms.noise import NoiseMode
 
-__all__ = ["distinct_count", "sampling_curve"]
-
-
-def _degrees(per_person: Any) -> np.ndarray:
-    """Every person's degree, rebuilt from the degree histogram (O(max degree) rows)."""
-    from pyspark.sql import functions as F
-
-    hist = collect(per_person.groupBy(F.size("s").alias("d")).count())
-    return np.repeat(as_numpy(hist, "d").astype(np.int64), as_numpy(hist, "count"))
-
-
-def sampling_curve(pairs: Any, ell_max: int, key: int, *, per_person: Any = None) -> np.ndarray:
-    """The nested-sampling curve for ℓ = 1..ℓ_max from validated pairs (``p``, ``i``).
-
-    Equals :func:`matching.sampling.sampling_curve` on the same data with the same key: an
-    item with smallest rank b over its holders is counted for every ℓ > b (Knop & Steinke
-    2023, §4.2), so the curve is the cumulative histogram of b.  ``per_person`` reuses a
-    :func:`~dpcount.spark._frames.person_items` frame of the same key.
-    """
-    from pyspark.sql import functions as F
-
-    grouped = person_items(pairs, key) if per_person is None else per_person
-    best = explode_ranks(grouped, ell_max).groupBy("i").agg(F.min("r").alias("b"))
-    hist = collect(best.groupBy("b").count())
-    counts = np.zeros(ell_max, dtype=np.int64)
-    counts[as_numpy(hist, "b").astype(np.int64)] = as_numpy(hist, "count")
-    return np.cumsum(counts)
+__all__ = ["distinct_count"]
 
 
 def distinct_count(
@@ -127,14 +98,14 @@ def distinct_count(
     pairs = prepare_pairs(data, person, item, None, drop_nulls, dedupe=False)
     per_person = person_items(pairs, int(key)).cache()
     try:
-        degrees = _degrees(per_person)
-        length = curve_length(degrees, ell_max if fixed is None else fixed, selection)
+        person_degrees = degrees(per_person)
+        length = curve_length(person_degrees, ell_max if fixed is None else fixed, selection)
         curve = sampling_curve(pairs, length, int(key), per_person=per_person)
     finally:
         per_person.unpersist()
     return dp_distinct_count_from_curve(
         curve,
-        degrees,
+        person_degrees,
         eps,
         beta=b,
         ell_max=ell_max,

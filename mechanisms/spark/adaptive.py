@@ -8,7 +8,7 @@ reaches the driver.
 
 from typing import Any
 
-from dpcount.spark._frames import capped_pairs
+from dpcount.spark.frames import capped_pairs
 from mechanisms.set_union.adaptive import reroute_fraction
 
 __all__ = ["mad_weights_frame"]

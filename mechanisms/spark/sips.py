@@ -15,10 +15,10 @@ import numpy as np
 from dpcount.common.rng import RNGLike, draw_key, spawn
 from dpcount.spark.hashing import release_key
 from dpcount.spark.ingest import prepare_pairs
-from dpcount.spark.release import released_labels, weights_frame
 from mechanisms.noise import noise_key
 from mechanisms.set_union.calibration import Calibration
 from mechanisms.set_union.result import SetUnionRound
+from mechanisms.spark.weights import released_labels, weights_frame
 
 __all__ = ["sips_rounds"]
 

@@ -1,6 +1,6 @@
 """One weight-and-threshold round on Spark: per-item weights, executor noise, released labels.
 
-The building blocks :mod:`dpcount.spark.set_union` and :mod:`dpcount.spark.sips` share (Gopi
+The building blocks :mod:`mechanisms.spark.union` and :mod:`mechanisms.spark.sips` share (Gopi
 et al. 2020, Algorithm 1 with the distributed choices of its Algorithm 2).
 """
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from dpcount.spark._frames import collect, explode_ranks, person_items
+from dpcount.spark.frames import collect, explode_ranks, person_items
 from dpcount.spark.hashing import item_noise, label_key_column
 from dpcount.spark.ingest import label_array
 from mechanisms.noise import NoiseKey
