@@ -64,7 +64,8 @@ FAMILIES: Mapping[str, str] = MappingProxyType(
         "grouped_count": "grouped",
     }
 )
-#: Where a mechanism can run: this process, or Apache Spark (:mod:`dpcount.spark`).
+#: Where a mechanism can run: this process, or Apache Spark (:mod:`mechanisms.spark`, whose data
+#: handle is :class:`dpcount.spark.SparkPairs`).
 ENGINES = ("local", "spark")
 #: The attribute that carries a mechanism's declaration.
 ATTRIBUTE = "__mechanism__"
@@ -177,9 +178,13 @@ class EngineAdapter(Protocol):
         ...  # pragma: no cover - a protocol
 
     def engine_arguments(
-        self, declaration: Declaration, arguments: Mapping[str, Any]
+        self,
+        declaration: Declaration,
+        arguments: Mapping[str, Any],
+        allowed: Mapping[str, bool] | None = None,
     ) -> Mapping[str, Any]:
-        """The engine's arguments for the call; refuses what the engine cannot do."""
+        """The engine's arguments for the call; refuses what the engine cannot do, and what
+        the data do not allow (``allowed``: :meth:`~dpcount.common.engines.EngineData.check`)."""
         ...  # pragma: no cover - a protocol
 
 

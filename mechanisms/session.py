@@ -124,13 +124,15 @@ class _BudgetedSession:
         if isinstance(delta, bool) or not isinstance(delta, int | float | np.floating):
             raise InvalidParameterError(f"delta must be a number in [0, 1), got {delta!r}")
         self._delta = 0.0 if delta == 0 else check_delta(delta)
+        # What engine data allow (EngineData.check), decided before any charge.
+        self._allowed: Mapping[str, bool] = {}
         if isinstance(data, PersonItemGraph | GroupedGraph | EngineData):
             if read_options:
                 raise InvalidParameterError(
                     f"read options {sorted(read_options)} apply to files, not to a graph"
                 )
-            if isinstance(data, EngineData):
-                data.check()  # what a release could refuse on the data, before any charge
+            if isinstance(data, EngineData):  # what a release could refuse, decided here
+                self._allowed = data.check()
             self._data: PersonItemGraph | GroupedGraph | EngineData = data
         else:
             from dpcount.io import read_pairs
@@ -322,7 +324,8 @@ class _BudgetedSession:
         call = functools.partial(declaration.function, **inputs, **options, **declaration.session)
         if isinstance(self._data, EngineData):  # what the engine cannot do, refused without it
             adapter = registry.engine_adapter(self._data.engine)
-            adapter.engine_arguments(declaration, {**inputs, **options, **declaration.session})
+            given = {**inputs, **options, **declaration.session}
+            adapter.engine_arguments(declaration, given, self._allowed)
         empty = _empty_like(self._data)
         with _DRY_RUN, warnings.catch_warnings():
             # The mechanism's own checks on empty data: whatever fails here fails on any data.

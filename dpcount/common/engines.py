@@ -10,8 +10,8 @@ Examples
 --------
 >>> class Toy(EngineData):
 ...     engine = "toy"
-...     def check(self) -> None:
-...         pass
+...     def check(self) -> dict[str, bool]:
+...         return {}
 >>> Toy().engine, isinstance(Toy(), EngineData)
 ('toy', True)
 """
@@ -19,6 +19,7 @@ Examples
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from typing import ClassVar
 
 __all__ = ["EngineData"]
@@ -36,6 +37,8 @@ class EngineData(ABC):
     engine: ClassVar[str]
 
     @abstractmethod
-    def check(self) -> None:
+    def check(self) -> Mapping[str, bool]:
         """Run every check on the data that a release could fail (nulls, no rows …), raising
-        the reader's one-line errors; a session calls it before its first charge."""
+        the reader's one-line errors, and return what the data allow, decided once (e.g.
+        ``{"fits_driver": True}``).  A session calls it when it is created, so that no release
+        fails on the data after its charge."""

@@ -99,10 +99,11 @@ class SparkPairs(EngineData):
             self.frame, self.person, self.item, None, self.drop_nulls, dedupe=dedupe
         )
 
-    def check(self) -> None:
-        """Refuse data a release would refuse (nulls unless ``drop_nulls``, no rows): one
-        Spark aggregation."""
-        self.pairs()
+    def check(self) -> dict[str, bool]:
+        """Refuse data a release would refuse (nulls unless ``drop_nulls``, no rows), and say
+        whether the graph fits the driver (``fits_driver``: at most ``max_pairs`` distinct
+        pairs, for releases that collect it): two Spark jobs."""
+        return {"fits_driver": self.pairs(dedupe=True).count() <= self.max_pairs}
 
     def to_graph(self) -> PersonItemGraph:
         """The pairs collected to a :class:`~dpcount.PersonItemGraph` (at most ``max_pairs``)."""

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dpcount.errors import InvalidParameterError
+from dpcount.errors import DataError, InvalidParameterError
 from dpcount.spark import SparkPairs
 from mechanisms.declaration import Declaration
 from mechanisms.release import Release
@@ -63,9 +63,15 @@ def _set_union_arguments(name: str, arguments: Mapping[str, Any]) -> dict[str, A
     return out
 
 
-def engine_arguments(declaration: Declaration, arguments: Mapping[str, Any]) -> dict[str, Any]:
+def engine_arguments(
+    declaration: Declaration,
+    arguments: Mapping[str, Any],
+    allowed: Mapping[str, bool] | None = None,
+) -> dict[str, Any]:
     """The keyword arguments of the Spark function for a call of ``declaration`` with the
-    caller's ``arguments`` (without the data); refuses what Spark cannot do, without Spark.
+    caller's ``arguments`` (without the data); refuses what Spark cannot do, without Spark,
+    and a release that collects the graph when ``allowed`` (what
+    :meth:`dpcount.spark.SparkPairs.check` found) says it does not fit the driver.
 
     Examples
     --------
@@ -81,6 +87,13 @@ def engine_arguments(declaration: Declaration, arguments: Mapping[str, Any]) -> 
     if declaration.family == "set_union":
         return _set_union_arguments(declaration.name, arguments)
     if declaration.family == "distinct_count":
+        counting = arguments.get("counting", declaration.parameters()["counting"].default)
+        collects = counting != "sampling"
+        if collects and allowed is not None and not allowed.get("fits_driver", True):
+            raise DataError(
+                "the pairs exceed the driver limit max_pairs (checked when the session was "
+                "created): use counting='sampling', the distributed count"
+            )
         return dict(arguments)
     raise AssertionError(f"{declaration.name}: no Spark implementation of {declaration.family}")
 

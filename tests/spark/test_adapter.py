@@ -91,6 +91,12 @@ def test_what_spark_does_not_run_is_refused_before_spark_and_charge(
     with pytest.raises(InvalidParameterError, match="weighting='mad'"):
         dp_sips(pairs, 1.0, 1e-6, weighting="mad")
     assert session.spent.epsilon == 0 and session.log == ()
+    # A count that collects the graph, on pairs the driver cannot hold: refused before the
+    # charge, from what the session found when it was created (no count in the message).
+    small = SeededSession(SparkPairs(frame, person="u", item="w", max_pairs=10), epsilon=1, seed=2)
+    with pytest.raises(DataError, match=r"^the pairs exceed the driver limit max_pairs \("):
+        small.dp_distinct_count(0.5)
+    assert small.log == ()
 
 
 def test_the_handle_checks_columns_by_name(spark: Any) -> None:

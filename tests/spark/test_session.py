@@ -95,6 +95,14 @@ def test_python_refuses_before_spark_starts(no_spark: list[str]) -> None:
         set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, algorithm="policy_laplace")
     with pytest.raises(InvalidParameterError, match="not available on Spark"):
         set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, algorithm="nope")
+    # The old keyword still works, with a warning; given beside algorithm= it is refused.
+    with pytest.warns(DeprecationWarning, match="algorithm="):
+        with pytest.raises(InvalidParameterError, match="sequential by nature"):
+            set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, mechanism="policy_laplace")
+    with pytest.raises(InvalidParameterError, match="pass the algorithm once"):
+        set_union(
+            "pairs.parquet", "u", "w", epsilon=1, delta=1e-6, algorithm="dp_sips", mechanism="nope"
+        )
     with pytest.raises(InvalidParameterError, match="counting"):
         distinct_count("pairs.parquet", "u", "w", 1.0, counting="exact")  # type: ignore[arg-type]
     assert no_spark == []
