@@ -202,7 +202,7 @@ def read_pairs(
             raise DataError(
                 f"{n_pairs} distinct pairs exceed the driver limit ",
                 Option("max_pairs", max_pairs),
-                "; use a distributed release (dpcount.spark set union or ",
+                "; use a distributed release (a set union on SparkPairs, or ",
                 Option("counting", "sampling"),
                 ") or raise ",
                 Option("max_pairs"),
