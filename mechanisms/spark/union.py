@@ -144,9 +144,9 @@ def set_union(
         Also return the pre-noise per-item weights (**not private**; O(items) on the driver);
         not for ``dp_sips``.
     sips_rounds_count, sips_ratio
-        R and r of ``mechanism="dp_sips"``, as ``rounds`` / ``ratio`` of the local function.
+        R and r of ``algorithm="dp_sips"``, as ``rounds`` / ``ratio`` of the local function.
     mad_d_max, mad_tau_offset
-        ``d_max`` and ``tau_offset`` of ``mechanism="max_adaptive_degree"``.
+        ``d_max`` and ``tau_offset`` of ``algorithm="max_adaptive_degree"``.
     noise
         ``"exact"`` (default): fixed-point weights and exact discrete noise drawn on the
         executors, the local release bit for bit (``secure=True``).  ``"float"``: continuous
