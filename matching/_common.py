@@ -37,8 +37,8 @@ __all__ = [
 # so every method rejects ℓ above dpcount.validation.MAX_ELL alike.  No person holds 2³¹ items,
 # so nothing real is lost.
 
-# Graphs with fewer pairs run the compiled kernels' code interpreted (dpcount.common.jit): ≤ 0.1 s
-# here, where compiling the incremental kernel takes ~3 s once.
+# Graphs with fewer pairs run the compiled kernels' code interpreted (dpcount.common.jit): for
+# them the interpreter finishes before numba would have compiled the incremental kernel.
 SMALL_GRAPH_PAIRS = SMALL_PAIRS
 
 

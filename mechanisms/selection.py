@@ -22,8 +22,8 @@ exactly the ideal one for the computed penalties; the only floating-point step i
 itself (relative error ~1e-16, which moves the privacy loss by a negligible ~ε·1e-16·``|u|``/Δ and
 leaves no gaps in the output distribution, unlike inverse-CDF sampling; Mironov 2012, Ilvento
 2020).  Expected cost: O(m / Σ_i exp(−γ_i)) coins for the exponential mechanism, at most m for
-permute-and-flip; the first 16 are flipped one at a time (~7 µs each), the rest in NumPy
-batches (m = 10⁶ candidates take well under a second).
+permute-and-flip; the first 16 are flipped one at a time (cheaper than a NumPy call for so
+few), the rest in NumPy batches.
 
 Examples
 --------
@@ -126,7 +126,7 @@ def _bernoulli_fraction_one(frac: float, rng: np.random.Generator) -> bool:
 
 def _bernoulli_exp_one(gamma: float, rng: np.random.Generator) -> bool:
     """Exact Bernoulli(exp(−γ)) for one float γ ≥ 0: the algorithm of
-    :func:`bernoulli_exp_array` without NumPy's per-call overhead (~7 µs a coin)."""
+    :func:`bernoulli_exp_array` without NumPy's per-call overhead."""
     whole = math.floor(gamma)
     for _ in range(whole):  # stops at the first tails, after 1.6 coins on average
         k = 2  # Bernoulli(1/1) always lands heads

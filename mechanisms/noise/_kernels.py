@@ -42,7 +42,8 @@ __all__ = [
 #: Largest integer the compiled samplers hold; rows that need more are redrawn in Python ints.
 LIMIT = 2**62
 _ROOT = 2**31  # squares of numbers up to _ROOT stay within LIMIT
-#: Rows per call below which the samplers run interpreted (no compilation; ~50 µs a row).
+#: Rows per call below which the samplers run interpreted: below it, interpreting is cheaper
+#: than compiling.
 INTERPRET_BELOW = 2_000
 
 _MASK32 = np.uint64(0xFFFFFFFF)

@@ -65,7 +65,8 @@ __all__ = [
 # small denominators keep the exact arithmetic fast.
 _SCALE_BITS = 32
 _INT64_MAX = 2**63 - 1
-#: Draws of fewer rows run interpreted unless the kernel is already compiled (~50 µs a row).
+#: Draws of fewer rows run interpreted unless the kernel is already compiled: compiling costs
+#: more than interpreting so few.
 _FEW_ROWS = 64
 _STREAM_MAX = 2**64 - 1
 
