@@ -2,8 +2,8 @@
 
 Release as many items (words, queries, …) of the union of all persons' sets as possible under
 person-level (ε, δ)-DP.  Every mechanism caps each person at Δ0 = ``max_items`` sampled items,
-builds a weight per item, adds continuous Laplace or Gaussian noise and releases the items above
-a threshold ρ (Gopi et al. 2020, Algorithm 1):
+builds a weight per item, adds Laplace or Gaussian noise and releases the items above a
+threshold ρ (Gopi et al. 2020, Algorithm 1):
 
 =========================  ==========================================================  =====
 function                   weighting                                                   noise
@@ -19,19 +19,22 @@ function                   weighting                                            
 =========================  ==========================================================  =====
 
 Each returns a :class:`SetUnionResult` with the released labels, σ or b, ρ, the cutoff and the
-privacy loss.  The noise follows the papers' real-valued mechanisms (NumPy samplers);
-exact/secure noise for set union is future work.  The greedy policy of Gopi Alg. 9 is not private
-and lives in :mod:`mechanisms.set_union.greedy_policy` as a teaching example only.
+privacy loss.  By default the weights are integers in units of 2⁻ᵏ and the noise is exact
+discrete Laplace or Gaussian (:mod:`~mechanisms.set_union.fixed_point`, ``secure=True``);
+``noise="float"`` gives the papers' real-valued forms for experiments.  Policy Gaussian and MAD
+have no exact form yet: they draw floating-point noise, warn
+:class:`~dpcount.errors.UnsafeNoiseWarning` and record ``secure=False``.  The greedy policy of
+Gopi Alg. 9 is not private and lives in :mod:`mechanisms.set_union.greedy_policy` as a teaching
+example only.
 
 Examples
 --------
 >>> from dpcount import PersonItemGraph
->>> from mechanisms.set_union import policy_gaussian
+>>> from mechanisms.set_union import dp_sips
 >>> sets = {f"user{k}": {"the", "a", f"name{k}"} for k in range(100)}
->>> r = policy_gaussian(PersonItemGraph.from_sets(sets), epsilon=1.0, delta=1e-6, max_items=3,
-...                     rng=7)
->>> r.items.tolist()
-['a', 'the']
+>>> r = dp_sips(PersonItemGraph.from_sets(sets), epsilon=1.0, delta=1e-6, max_items=3, rng=7)
+>>> r.items.tolist(), r.secure
+(['a', 'the'], True)
 """
 
 from mechanisms.set_union.adaptive import max_adaptive_degree

@@ -201,10 +201,14 @@ def max_adaptive_degree(
 
     Examples
     --------
+    >>> import warnings
     >>> from dpcount import PersonItemGraph
     >>> sets = {f"u{k}": {"a", "b"} for k in range(60)}
-    >>> max_adaptive_degree(PersonItemGraph.from_sets(sets), 1.0, 1e-6, max_items=2, rng=0).count
-    2
+    >>> with warnings.catch_warnings(record=True) as caught:  # floating-point noise: it warns
+    ...     warnings.simplefilter("always")
+    ...     r = max_adaptive_degree(PersonItemGraph.from_sets(sets), 1.0, 1e-6, max_items=2, rng=0)
+    >>> r.count, r.secure, caught[0].category.__name__
+    (2, False, 'UnsafeNoiseWarning')
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     dm = delta0 if d_max is None else check_positive_int(d_max, "d_max", maximum=delta0)

@@ -136,14 +136,14 @@ def greedy_policy(
     ...     greedy_policy(g, 1.0, 1e-6, allow_non_private=True).privacy_loss.is_private
     False
     """
-    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
-    a = check_nonnegative(alpha, "alpha")
-    if allow_non_private is not True:
+    if allow_non_private is not True:  # refused before anything else, warnings included
         raise InvalidParameterError(
             "the greedy policy (Gopi et al. 2020, Alg. 9) has unbounded sensitivity and is not "
             "differentially private (App. C); use policy_laplace, or pass "
             "allow_non_private=True to run it as a teaching example"
         )
+    eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
+    a = check_nonnegative(alpha, "alpha")
     warnings.warn(
         "greedy_policy is not differentially private: its output may reveal individuals",
         PrivacyLeakWarning,

@@ -461,10 +461,14 @@ def policy_gaussian(
 
     Examples
     --------
+    >>> import warnings
     >>> from dpcount import PersonItemGraph
     >>> sets = {f"u{k}": {"a", "b"} for k in range(40)}
-    >>> policy_gaussian(PersonItemGraph.from_sets(sets), 1.0, 1e-6, max_items=2, rng=1).count
-    2
+    >>> with warnings.catch_warnings(record=True) as caught:  # floating-point noise: it warns
+    ...     warnings.simplefilter("always")
+    ...     r = policy_gaussian(PersonItemGraph.from_sets(sets), 1.0, 1e-6, max_items=2, rng=1)
+    >>> r.count, r.secure, caught[0].category.__name__
+    (2, False, 'UnsafeNoiseWarning')
     """
     eps, dlt, delta0 = check_common(graph, epsilon, delta, max_items)
     a = check_nonnegative(alpha, "alpha")

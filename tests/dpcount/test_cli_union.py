@@ -52,6 +52,7 @@ def test_items_on_stdout_summary_on_stderr(words, capsys):
 
 
 @pytest.mark.parametrize("algorithm", _union.ALGORITHMS)
+@pytest.mark.filterwarnings("ignore::dpcount.errors.UnsafeNoiseWarning")  # float-only ones too
 def test_every_algorithm(capsys, algorithm):
     args = ["union", "--dataset", "fashion-like", "--algorithm", algorithm, "--seed", "5"]
     assert main([*args, "--epsilon", "2", "--max-items", "20"]) == 0

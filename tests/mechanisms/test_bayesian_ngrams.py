@@ -50,6 +50,13 @@ from mechanisms.bayesian_ngrams.tuning import local_score_lipschitz, noisy_argmi
 
 # The mechanisms always warn PrivacyLeakWarning; tests that are not about the warning ignore it.
 quiet = pytest.mark.filterwarnings("ignore::dpcount.errors.PrivacyLeakWarning")
+#: The noise forms a test compares; the float form is expected to warn.
+NOISES = [
+    "exact",
+    pytest.param(
+        "float", marks=pytest.mark.filterwarnings("ignore::dpcount.errors.UnsafeNoiseWarning")
+    ),
+]
 
 ALPHA = 1e-3  # false-failure rate of every statistical test below (per test, fresh seed)
 
@@ -334,7 +341,7 @@ def test_classical_noise_scale_formula_and_analytic_is_smaller():
 
 
 @quiet
-@pytest.mark.parametrize("noise", ["exact", "float"])
+@pytest.mark.parametrize("noise", NOISES)
 def test_release_is_gaussian_around_the_posterior_mean_with_sigma_ps(noise):
     """log θ − μ_ps is h − μ_ps plus a constant: its centred sample variance must be σ_ps².
 
@@ -381,6 +388,7 @@ def test_release_is_gaussian_around_the_posterior_mean_with_sigma_ps(noise):
 
 
 @quiet
+@pytest.mark.filterwarnings("ignore::dpcount.errors.LargeDeltaWarning")  # δ = 0.5 on purpose
 def test_rho_one_and_tiny_noise_recovers_the_clipped_private_distribution():
     graph, public = _small_case()
     words = sorted(public)
@@ -435,7 +443,7 @@ def test_noisy_min_selection_frequencies_match_the_stated_probabilities():
 
 @quiet
 @quiet
-@pytest.mark.parametrize("noise", ["exact", "float"])
+@pytest.mark.parametrize("noise", NOISES)
 def test_end_to_end_selection_follows_the_noisy_min_probabilities(noise):
     """Identical persons make every split give the same scores, so end_to_end_dp's choice over
     many seeds must follow the selection's probabilities: noisy_argmin_probabilities(scores, b)
@@ -739,6 +747,7 @@ def test_laplace_baseline_is_worst_case_dp_and_warns_only_of_float_noise():
 
 
 @quiet
+@pytest.mark.filterwarnings("ignore::dpcount.errors.UnsafeNoiseWarning")  # both forms compared
 def test_laplace_baselines_without_noise_return_the_capped_distribution():
     """ε huge: both baselines give c/T; the public term of §4.2 cancels before thresholding."""
     graph, public = _small_case()

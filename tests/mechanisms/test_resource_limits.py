@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 
 import numpy as np
@@ -19,17 +18,16 @@ GRAPH = PersonItemGraph.from_sets({f"p{k}": {k, k + 1, 99} for k in range(30)})
 MiB = 2**20
 
 
-def _peak(call) -> tuple[int, float]:
-    """Peak traced memory of one call, and the seconds of a second, untraced call."""
+def _peak(call) -> int:
+    """Peak traced memory of one call (that it returns at all shows its loops are bounded; no
+    timing here: speed lives in benchmarks/)."""
     tracemalloc.start()
     try:
         call()
     finally:
         peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
-    start = time.perf_counter()
-    call()
-    return peak, time.perf_counter() - start
+    return peak
 
 
 @pytest.mark.parametrize(
@@ -42,10 +40,14 @@ def _peak(call) -> tuple[int, float]:
     ],
 )
 def test_huge_sizes_are_refused_at_once(call, match: str) -> None:
-    start = time.perf_counter()
-    with pytest.raises(InvalidParameterError, match=match) as info:
-        call()
-    assert time.perf_counter() - start < 1.0  # refused before the work, not after
+    tracemalloc.start()
+    try:
+        with pytest.raises(InvalidParameterError, match=match) as info:
+            call()
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 4 * MiB  # refused before the work the size asks for, not after
     assert "\n" not in str(info.value)
 
 
@@ -59,25 +61,26 @@ def test_shift_beyond_the_persons_repeats_the_last_inverse_value() -> None:
 def test_small_epsilon_within_the_limit_runs_in_small_memory() -> None:
     plan = plan_shifted_inverse(GRAPH, 2e-4, upper=100, log_domain=False)
     assert GRAPH.n_persons < 2 * plan.tau <= 2 * MAX_TAU
-    peak, seconds = _peak(lambda: shifted_inverse(GRAPH, 2e-4, upper=100, rng=0))
-    assert peak < 50 * MiB and seconds < 5.0
+    peak = _peak(lambda: shifted_inverse(GRAPH, 2e-4, upper=100, rng=0))
+    assert peak < 50 * MiB
 
 
 def test_huge_bounds_that_need_no_array_run_fast() -> None:
-    peak, seconds = _peak(lambda: r2t(GRAPH, 1.0, max_contribution=2**40, rng=0))
-    assert peak < 20 * MiB and seconds < 2.0
+    peak = _peak(lambda: r2t(GRAPH, 1.0, max_contribution=2**40, rng=0))
+    assert peak < 20 * MiB
     triples = [(p, "g", i) for p, items in [("a", (1, 2)), ("b", (2, 3))] for i in items]
-    peak, seconds = _peak(
+    peak = _peak(
         lambda: grouped_distinct_count(
             triples, 1.0, groups=["g"], max_groups=1, ell_max=2**31 - 1, rng=0
         )
     )
-    assert peak < 20 * MiB and seconds < 2.0
+    assert peak < 20 * MiB
 
 
 @pytest.mark.parametrize("name", MECHANISMS)
+@pytest.mark.filterwarnings("ignore::dpcount.errors.UnsafeNoiseWarning")  # float-only ones too
 def test_set_union_with_the_largest_max_items(name: str) -> None:
     """Δ0 sizes only the threshold search (branch and bound) and per-person caps."""
     mechanism = getattr(set_union, name)
-    peak, seconds = _peak(lambda: mechanism(GRAPH, 1.0, 1e-6, max_items=2**31 - 1, rng=0))
-    assert peak < 50 * MiB and seconds < 2.0
+    peak = _peak(lambda: mechanism(GRAPH, 1.0, 1e-6, max_items=2**31 - 1, rng=0))
+    assert peak < 50 * MiB

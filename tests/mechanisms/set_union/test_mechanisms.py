@@ -20,6 +20,14 @@ from mechanisms.set_union.calibration import EXACT
 from mechanisms.set_union.greedy_policy import greedy_policy
 from mechanisms.set_union.sips import round_shares
 
+# Every mechanism runs here, the float-only ones (Policy Gaussian, MAD) and noise="float" forms
+# included, to test parameters and results; whether each warns is tested in
+# test_exact_release.py.  Some tests use the paper's δ of Table 2, above 1/n for these graphs.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::dpcount.errors.UnsafeNoiseWarning"),
+    pytest.mark.filterwarnings("ignore::dpcount.errors.LargeDeltaWarning"),
+]
+
 MECHANISMS = {
     "count_laplace": su.count_laplace,
     "count_gaussian": su.count_gaussian,

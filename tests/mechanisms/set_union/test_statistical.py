@@ -31,6 +31,13 @@ from mechanisms import noise
 from mechanisms.set_union import thresholds
 from mechanisms.set_union.sips import round_shares
 
+# The papers' continuous forms on purpose (noise="float", and the float-only mechanisms), and a
+# δ far above 1/n so that the novel-item probabilities are large enough to measure.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore::dpcount.errors.UnsafeNoiseWarning"),
+    pytest.mark.filterwarnings("ignore::dpcount.errors.LargeDeltaWarning"),
+]
+
 EPS, DELTA, T = 1.0, 0.3, 3  # a large δ makes the novel-item probability measurable
 K, G = 20_000, 4_000
 Z = 5.0
