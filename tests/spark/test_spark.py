@@ -313,6 +313,7 @@ def test_dp_sips_rounds_remove_released_items(spark: Any) -> None:
     assert r.items.tolist() == ["a", "b"] and sum(x.released for x in r.rounds) == 2
 
 
+@pytest.mark.filterwarnings("ignore::dpcount.errors.UnsafeNoiseWarning")  # MAD is float-only
 def test_mad_weights_equal_local(spark: Any) -> None:
     rng = np.random.default_rng(6)
     persons = [f"p{p}" for p in rng.integers(0, 25, 300)]
