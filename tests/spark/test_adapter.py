@@ -54,21 +54,13 @@ def test_new_entry_equals_the_old_spark_functions(data: tuple[Any, PersonItemGra
     # The default counting="matching" on Spark: test_session.py's counting-defaults test.
 
 
-def test_session_on_spark_equals_the_local_session(data: tuple[Any, PersonItemGraph]) -> None:
-    frame, graph = data
-    released = []
-    for source in (SparkPairs(frame, person="u", item="w"), graph):
-        session = SeededSession(source, epsilon=2.0, delta=1e-5, seed=5)
-        released.append(session.weighted_gaussian(1.0, 1e-6, max_items=3, sampling="keyed"))
-        assert session.spent.epsilon == 1.0
-    _same(released[0], released[1], ("items", "scale", "threshold", "privacy_loss"))
-
-
-def test_what_spark_does_not_run_is_refused_before_spark_and_charge(
+def test_session_on_spark_refuses_before_spark_and_charge_then_equals_the_local_one(
     data: tuple[Any, PersonItemGraph], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    frame, _ = data
-    pairs = SparkPairs(frame, person="u", item="w")
+    """One session on Spark (its data checks are Spark jobs): every refusal comes before the
+    engine and the charge, and its first release then equals a local session's."""
+    frame, graph = data
+    pairs = SparkPairs(frame, person="u", item="w", max_pairs=10)  # the graph does not fit
     session = SeededSession(pairs, epsilon=2.0, delta=1e-5, seed=5)
 
     def no_engine(engine: str) -> Any:
@@ -90,13 +82,18 @@ def test_what_spark_does_not_run_is_refused_before_spark_and_charge(
         session.weighted_gaussian(1.0, 1e-6, sampling="uniform")
     with pytest.raises(InvalidParameterError, match="weighting='mad'"):
         dp_sips(pairs, 1.0, 1e-6, weighting="mad")
-    assert session.spent.epsilon == 0 and session.log == ()
     # A count that collects the graph, on pairs the driver cannot hold: refused before the
     # charge, from what the session found when it was created (no count in the message).
-    small = SeededSession(SparkPairs(frame, person="u", item="w", max_pairs=10), epsilon=1, seed=2)
     with pytest.raises(DataError, match=r"^the pairs exceed the driver limit max_pairs \("):
-        small.dp_distinct_count(0.5)
-    assert small.log == ()
+        session.dp_distinct_count(0.5)
+    assert session.spent.epsilon == 0 and session.log == ()
+    # Refusals draw nothing: the first release takes the same stream as a local session's.
+    remote = session.weighted_gaussian(1.0, 1e-6, max_items=3, sampling="keyed")
+    local = SeededSession(graph, epsilon=2.0, delta=1e-5, seed=5).weighted_gaussian(
+        1.0, 1e-6, max_items=3, sampling="keyed"
+    )
+    _same(remote, local, ("items", "scale", "threshold", "privacy_loss"))
+    assert session.spent.epsilon == 1.0
 
 
 def test_the_handle_checks_columns_by_name(spark: Any) -> None:
