@@ -43,7 +43,6 @@ from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-from scipy.special import erfcx
 
 from dpcount.errors import InvalidParameterError
 from mechanisms.noise.discrete import _positive_rational
@@ -242,6 +241,8 @@ def _gaussian_log_sum_from(a: int, sigma: float) -> float:
         return -(u * u) / 2 + float(np.log(np.exp(logs).sum()))
     # Euler–Maclaurin: Σ_{z≥a} f = ∫_a^∞ f + f(a)/2 − Σ_j B_2j/(2j)!·f^(2j−1)(a) + R_3, with
     # f^(n)(a) = (−1)^n σ^−n He_n(u) f(a) and ∫_a^∞ f = σ·√(π/2)·erfcx(u/√2)·f(a).
+    from scipy.special import erfcx  # here, not at the top: slow to import for `dpcount --help`
+
     mills = math.sqrt(math.pi / 2) * float(erfcx(u / math.sqrt(2)))
     bracket = (
         sigma * mills

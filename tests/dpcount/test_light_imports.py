@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-HEAVY = ("numba", "scipy.sparse.csgraph")
+HEAVY = ("numba", "scipy.sparse.csgraph", "scipy.special")  # each is slow to import
 #: Also kept out of a plain import: optional engines and conversions load on use.
 OPTIONAL = ("duckdb", "pandas", "polars", "pyarrow", "pyspark", "networkx", "igraph")
 
@@ -62,7 +62,7 @@ HELP_CALLS = {
 
 
 @pytest.mark.parametrize("call", sorted(HELP_CALLS))
-def test_help_imports_neither_numba_nor_csgraph(call: str) -> None:
+def test_help_imports_neither_numba_nor_scipy_solvers(call: str) -> None:
     modules = _modules_after(HELP_CALLS[call])
     assert "dpcount.cli" in modules  # the check ran the command line
     assert _loaded(modules, HEAVY + OPTIONAL) == []
