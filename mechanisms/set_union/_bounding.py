@@ -138,7 +138,7 @@ def cap_contributions_keyed(
     uniformly random 64-bit ``key`` each person's kept subset is a function of their own
     labels alone, so neighbouring datasets differ only in the added person's subset, as the
     proofs need.  The hash is :func:`dpcount.common.hashing.keyed_pair_ranks`, which
-    ``dpcount.spark`` evaluates per pair on executors with the same result.
+    the Spark engine evaluates per pair on executors with the same result.
 
     Examples
     --------
@@ -170,7 +170,7 @@ def sample_contributions(
 
     ``"uniform"``: :func:`cap_contributions`, a uniformly random subset (Gopi Alg. 2);
     ``"keyed"``: :func:`cap_contributions_keyed`, the Δ0 items of smallest keyed hash of the
-    (person, item) labels, with a 64-bit key drawn from ``rng`` — the key :mod:`dpcount.spark`
+    (person, item) labels, with a 64-bit key drawn from ``rng`` — the key the Spark engine
     draws from the same stream, so the same seed keeps the same subsets on both engines.  Each
     person's subset depends on their own items and the secret randomness only, so the privacy
     guarantee is the same either way.

@@ -174,8 +174,9 @@ def max_adaptive_degree(
     rng
         Randomness; child streams for the sampling and the noise.
     sampling
-        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
-        (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as the Spark engine
+        (:mod:`mechanisms.spark`) does it (see
+        :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
     return_weights
         Also return the pre-noise weights (**not private**, for research).
 

@@ -333,8 +333,9 @@ def policy_laplace(
     rng
         Randomness; child streams for the secret user order, the sampling and the noise.
     sampling
-        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
-        (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as the Spark engine
+        (:mod:`mechanisms.spark`) does it (see
+        :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
     noise
         ``"exact"`` (default): ℓ1-descent on integer units of 2⁻ᵏ and exact discrete Laplace
         noise, ``secure=True``.  ``"float"``: the paper's real weights and continuous noise
@@ -441,8 +442,9 @@ def policy_gaussian(
     rng
         Randomness; child streams for the secret user order, the sampling and the noise.
     sampling
-        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
-        (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as the Spark engine
+        (:mod:`mechanisms.spark`) does it (see
+        :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
     return_weights
         Also return the pre-noise histogram (**not private**, for research).
 

@@ -106,8 +106,9 @@ def dp_sips(
     rng
         Randomness; independent child streams for each round's sampling and noise.
     sampling
-        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
-        (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as the Spark engine
+        (:mod:`mechanisms.spark`) does it (see
+        :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
     noise
         ``"exact"`` (default): fixed-point weights and exact discrete Gaussian noise per round,
         ``secure=True`` (basic weighting only); ``"float"``: continuous noise on real weights

@@ -71,7 +71,7 @@ def basic_weights(sets: CappedSets, norm: int) -> np.ndarray:
     Contributions are fixed-point numbers, rounded *down* to a multiple of 2^−30
     (:func:`basic_units`), and summed as integers.  Rounding down keeps every person's
     contribution vector within norm 1, as the thresholds assume; exact integer sums make the
-    weights independent of summation order, so :mod:`dpcount.spark` gets the same weights bit
+    weights independent of summation order, so the Spark engine gets the same weights bit
     for bit however the pairs are partitioned.  The rounding moves a weight by less than
     2^−30 per holder.
 
@@ -168,8 +168,9 @@ def count_laplace(
     rng
         Randomness (docs/concepts.md); child streams for sampling and noise.
     sampling
-        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
-        (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as the Spark engine
+        (:mod:`mechanisms.spark`) does it (see
+        :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
     noise
         ``"exact"`` (default): fixed-point weights and exact discrete noise, ``secure=True``
         (:mod:`~mechanisms.set_union.fixed_point`).  ``"float"``: the papers' continuous noise
@@ -251,8 +252,9 @@ def count_gaussian(
     rng
         Randomness (docs/concepts.md); child streams for sampling and noise.
     sampling
-        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
-        (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as the Spark engine
+        (:mod:`mechanisms.spark`) does it (see
+        :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
     noise
         ``"exact"`` (default): fixed-point weights and exact discrete noise, ``secure=True``
         (:mod:`~mechanisms.set_union.fixed_point`).  ``"float"``: the papers' continuous noise
@@ -327,8 +329,9 @@ def weighted_laplace(
     rng
         Randomness (docs/concepts.md); child streams for sampling and noise.
     sampling
-        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
-        (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as the Spark engine
+        (:mod:`mechanisms.spark`) does it (see
+        :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
     noise
         ``"exact"`` (default): fixed-point weights and exact discrete noise, ``secure=True``
         (:mod:`~mechanisms.set_union.fixed_point`).  ``"float"``: the papers' continuous noise
@@ -402,8 +405,9 @@ def weighted_gaussian(
     rng
         Randomness (docs/concepts.md); child streams for sampling and noise.
     sampling
-        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as :mod:`dpcount.spark` does it
-        (see :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
+        ``"uniform"`` or ``"keyed"`` Δ0 sampling, the latter as the Spark engine
+        (:mod:`mechanisms.spark`) does it (see
+        :func:`~mechanisms.set_union._bounding.sample_contributions`); same guarantee.
     noise
         ``"exact"`` (default): fixed-point weights and exact discrete noise, ``secure=True``
         (:mod:`~mechanisms.set_union.fixed_point`).  ``"float"``: the papers' continuous noise

@@ -31,14 +31,6 @@ from mechanisms.spark.union import set_union
 
 __all__ = ["engine_arguments", "release"]
 
-#: The local set-union parameters that the Spark function names differently.
-_SET_UNION_NAMES = {
-    "rounds": "sips_rounds_count",
-    "ratio": "sips_ratio",
-    "d_max": "mad_d_max",
-    "tau_offset": "mad_tau_offset",
-}
-
 
 def _set_union_arguments(name: str, arguments: Mapping[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -59,7 +51,7 @@ def _set_union_arguments(name: str, arguments: Mapping[str, Any]) -> dict[str, A
                 f"{key} belongs to dp_sips's weighting='mad', which does not run on Spark yet"
             )
         else:
-            out[_SET_UNION_NAMES.get(key, key)] = value
+            out[key] = value
     return out
 
 
@@ -77,7 +69,7 @@ def engine_arguments(
     --------
     >>> from mechanisms import registry
     >>> engine_arguments(registry.get("dp_sips"), {"epsilon": 1.0, "rounds": 2})
-    {'epsilon': 1.0, 'sips_rounds_count': 2}
+    {'epsilon': 1.0, 'rounds': 2}
     >>> engine_arguments(registry.get("weighted_laplace"), {"sampling": "uniform"})
     Traceback (most recent call last):
     ...

@@ -90,6 +90,29 @@ def check_algorithm(mechanism: str) -> None:
         )
 
 
+#: The Spark set union's old parameter names and the local mechanisms' names it takes now.
+_OLD_NAMES = {
+    "sips_rounds_count": "rounds",
+    "sips_ratio": "ratio",
+    "mad_d_max": "d_max",
+    "mad_tau_offset": "tau_offset",
+}
+
+
+def _renamed(old_names: dict[str, Any]) -> dict[str, Any]:
+    """The values given under old names, by their new names (each warns once)."""
+    for key in old_names:
+        if key not in _OLD_NAMES:
+            raise TypeError(f"set_union() got an unexpected keyword argument {key!r}")
+        warnings.warn(
+            f"set_union({key}=...) is deprecated: pass {_OLD_NAMES[key]}=..., the local "
+            "mechanisms' name",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+    return {_OLD_NAMES[key]: value for key, value in old_names.items()}
+
+
 def _algorithm(algorithm: str, mechanism: str | None) -> str:
     """``algorithm``, or the deprecated ``mechanism=`` when given (not both)."""
     if mechanism is None:
@@ -118,12 +141,13 @@ def set_union(
     rng: RNGLike = None,
     drop_nulls: bool = False,
     return_weights: bool = False,
-    sips_rounds_count: int = 3,
-    sips_ratio: float = 0.3,
-    mad_d_max: int | None = None,
-    mad_tau_offset: float = 3.0,
+    rounds: int = 3,
+    ratio: float = 0.3,
+    d_max: int | None = None,
+    tau_offset: float = 3.0,
     noise: NoiseMode = "exact",
     mechanism: str | None = None,
+    **old_names: Any,
 ) -> SetUnionResult:
     """A private set of items from pairs in Spark (Gopi et al. 2020), fully distributed.
 
@@ -143,10 +167,10 @@ def set_union(
     return_weights
         Also return the pre-noise per-item weights (**not private**; O(items) on the driver);
         not for ``dp_sips``.
-    sips_rounds_count, sips_ratio
-        R and r of ``algorithm="dp_sips"``, as ``rounds`` / ``ratio`` of the local function.
-    mad_d_max, mad_tau_offset
-        ``d_max`` and ``tau_offset`` of ``algorithm="max_adaptive_degree"``.
+    rounds, ratio
+        R and r of ``algorithm="dp_sips"``, as in the local :func:`~mechanisms.dp_sips`.
+    d_max, tau_offset
+        Of ``algorithm="max_adaptive_degree"``, as in the local mechanism.
     noise
         ``"exact"`` (default): fixed-point weights and exact discrete noise drawn on the
         executors, the local release bit for bit (``secure=True``).  ``"float"``: continuous
@@ -154,6 +178,9 @@ def set_union(
         form yet and always uses floating-point noise.
     mechanism
         The old name of ``algorithm`` (warns :class:`DeprecationWarning`).
+    **old_names
+        ``sips_rounds_count``, ``sips_ratio``, ``mad_d_max``, ``mad_tau_offset``: the old names
+        of ``rounds``, ``ratio``, ``d_max``, ``tau_offset`` (warn :class:`DeprecationWarning`).
 
     Returns
     -------
@@ -167,6 +194,11 @@ def set_union(
     the capped set of a person depends on their labels and the secret key only.
     """
     mechanism = _algorithm(algorithm, mechanism)
+    renamed = _renamed(old_names)
+    rounds = renamed.get("rounds", rounds)
+    ratio = renamed.get("ratio", ratio)
+    d_max = renamed.get("d_max", d_max)
+    tau_offset = renamed.get("tau_offset", tau_offset)
     check_algorithm(mechanism)
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     delta0 = check_positive_int(max_items, "max_items")
@@ -179,21 +211,19 @@ def set_union(
     elif mode == "float":
         warn_unsafe("set union")
     exact = mode == "exact"
-    rounds: tuple[SetUnionRound, ...] = ()
+    round_results: tuple[SetUnionRound, ...] = ()
     parameters: dict[str, Any] = {"engine": "spark", "sampling": "keyed"}
     weight_vector = None
     if mechanism == "dp_sips":
-        calibration = calibrate(
-            "dp_sips", eps, dlt, delta0, rounds=sips_rounds_count, ratio=sips_ratio, mode=mode
-        )
-        released, rounds, pairs = sips_rounds(
+        calibration = calibrate("dp_sips", eps, dlt, delta0, rounds=rounds, ratio=ratio, mode=mode)
+        released, round_results, pairs = sips_rounds(
             data, person, item, delta0, calibration, rng, drop_nulls
         )
-        parameters |= {"rounds": len(rounds), "ratio": float(sips_ratio), "weighting": "basic"}
+        parameters |= {"rounds": len(round_results), "ratio": float(ratio), "weighting": "basic"}
         labels = sorted_labels(pairs, "i", "item labels")
     elif mechanism == "max_adaptive_degree":
-        dm = delta0 if mad_d_max is None else check_positive_int(mad_d_max, "d_max", maximum=delta0)
-        beta = check_nonnegative(mad_tau_offset, "tau_offset")
+        dm = delta0 if d_max is None else check_positive_int(d_max, "d_max", maximum=delta0)
+        beta = check_nonnegative(tau_offset, "tau_offset")
         calibration = calibrate(
             "max_adaptive_degree", eps, dlt, delta0, tau_offset=beta, mode="float"
         )
@@ -238,9 +268,12 @@ def set_union(
         parameters=parameters,
         # The same loss as the local mechanism (from the parameters alone).
         privacy_loss=privacy_loss_of(
-            mechanism, epsilon=eps, delta=dlt, **({"rounds": len(rounds)} if rounds else {})
+            mechanism,
+            epsilon=eps,
+            delta=dlt,
+            **({"rounds": len(round_results)} if round_results else {}),
         ),
-        rounds=rounds,
+        rounds=round_results,
         weights=weight_vector,
         secure=calibration.secure,
     )

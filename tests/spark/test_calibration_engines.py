@@ -17,8 +17,7 @@ from mechanisms import registry, set_union
 from mechanisms.spark import set_union as spark_set_union
 
 GRID = [(0.5, 1e-6, 2), (2.0, 1e-9, 7)]
-SPARK_OPTIONS = {"dp_sips": {"sips_rounds_count": 2, "sips_ratio": 0.5}}
-LOCAL_OPTIONS = {"dp_sips": {"rounds": 2, "ratio": 0.5}}
+OPTIONS = {"dp_sips": {"rounds": 2, "ratio": 0.5}}  # the same names on both engines
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +45,10 @@ def test_engines_report_the_same_calibration(
             max_items=max_items,
             algorithm=mechanism,
             rng=1,
-            **SPARK_OPTIONS.get(mechanism, {}),
+            **OPTIONS.get(mechanism, {}),
         )
         local = getattr(set_union, mechanism)(
-            graph, epsilon, delta, max_items=max_items, rng=1, **LOCAL_OPTIONS.get(mechanism, {})
+            graph, epsilon, delta, max_items=max_items, rng=1, **OPTIONS.get(mechanism, {})
         )
     fields = ("noise", "scale", "threshold", "cutoff", "privacy_loss")
     assert [getattr(remote, f) for f in fields] == [getattr(local, f) for f in fields]

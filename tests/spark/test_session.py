@@ -105,6 +105,22 @@ def test_python_refuses_before_spark_starts(no_spark: list[str]) -> None:
         )
     with pytest.raises(InvalidParameterError, match="counting"):
         distinct_count("pairs.parquet", "u", "w", 1.0, counting="exact")  # type: ignore[arg-type]
+    # The local mechanisms' parameter names; the old Spark names still reach them, with a warning.
+    with pytest.raises(InvalidParameterError, match="rounds"):
+        set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, algorithm="dp_sips", rounds=0)
+    with pytest.warns(DeprecationWarning, match="pass rounds="):
+        with pytest.raises(InvalidParameterError, match="rounds"):
+            set_union(
+                "pairs.parquet",
+                "u",
+                "w",
+                epsilon=1,
+                delta=1e-6,
+                algorithm="dp_sips",
+                sips_rounds_count=0,
+            )
+    with pytest.raises(TypeError, match="unexpected keyword argument 'round'"):
+        set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, round=2)
     assert no_spark == []
 
 
