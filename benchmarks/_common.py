@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import platform
+import sys
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -52,3 +54,24 @@ def write_result(name: str, text: str, out_dir: Path | None = None) -> Path:
     path = directory / name
     path.write_text(text)
     return path
+
+
+def report_main(
+    doc: str, name: str, build: Callable[[bool], str], argv: Sequence[str] | None = None
+) -> int:
+    """The command line of a benchmark that writes one report: ``--smoke`` (a tiny run),
+    ``--out`` (folder, default ``benchmarks/results``), ``--quiet`` (do not print it).
+
+    ``build(smoke)`` runs the benchmark and returns the report's text, written to ``name``.
+    """
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--smoke", action="store_true", help="a tiny run")
+    parser.add_argument("--out", type=Path, default=None, help="output folder")
+    parser.add_argument("--quiet", action="store_true", help="do not print the report")
+    args = parser.parse_args(argv)
+    text = build(args.smoke)
+    path = write_result(name, text, args.out)
+    if not args.quiet:
+        print(text)
+        print(f"wrote {path}", file=sys.stderr)
+    return 0

@@ -11,15 +11,13 @@ Run ``python -m benchmarks.exact_releases`` (``--smoke`` for a tiny run, ``--out
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import warnings
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from benchmarks._common import machine, markdown_table, write_result
+from benchmarks._common import machine, markdown_table, report_main
 from benchmarks.bayesian_ngrams import generate_corpus
 from dpcount import datasets
 from mechanisms import shifted_inverse
@@ -129,23 +127,17 @@ def report(si_rows: list[list[Any]], ngram: list[list[Any]], repeat: int) -> str
     )
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="a tiny run")
-    parser.add_argument("--out", type=Path, default=None, help="output folder")
-    parser.add_argument("--quiet", action="store_true", help="do not print the tables")
-    args = parser.parse_args(argv)
-    repeat = 1 if args.smoke else REPEAT
+def _build(smoke: bool) -> str:
+    repeat = 1 if smoke else REPEAT
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # float noise and local sensitivities, stated above
-        si_rows = shifted_inverse_rows(SMOKE_GRAPHS if args.smoke else FULL_GRAPHS, repeat)
-        ngram = ngram_rows(SMOKE_CORPORA if args.smoke else FULL_CORPORA, repeat)
-    text = report(si_rows, ngram, repeat)
-    path = write_result("exact_releases.md", text, args.out)
-    if not args.quiet:
-        print(text)
-        print(f"wrote {path}", file=sys.stderr)
-    return 0
+        si_rows = shifted_inverse_rows(SMOKE_GRAPHS if smoke else FULL_GRAPHS, repeat)
+        ngram = ngram_rows(SMOKE_CORPORA if smoke else FULL_CORPORA, repeat)
+    return report(si_rows, ngram, repeat)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return report_main(__doc__, "exact_releases.md", _build, argv)
 
 
 if __name__ == "__main__":

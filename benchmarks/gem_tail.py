@@ -12,7 +12,6 @@ Run ``python -m benchmarks.gem_tail`` (``--smoke`` for a tiny run, ``--out DIR``
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -21,7 +20,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from benchmarks._common import machine, markdown_table, write_result
+from benchmarks._common import machine, markdown_table, report_main
 
 ROOT = Path(__file__).resolve().parents[1]
 FULL_ELL_MAX = (100, 2**16, 2**20, 2**24, 2**31 - 1)
@@ -115,18 +114,12 @@ def report(rows: list[list[Any]]) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="a tiny run")
-    parser.add_argument("--out", type=Path, default=None, help="output folder")
-    parser.add_argument("--quiet", action="store_true", help="do not print the table")
-    args = parser.parse_args(argv)
-    rows = run(SMOKE_ELL_MAX if args.smoke else FULL_ELL_MAX)
-    text = report(rows)
-    path = write_result("gem_tail.md", text, args.out)
-    if not args.quiet:
-        print(text)
-        print(f"wrote {path}", file=sys.stderr)
-    return 0
+    return report_main(
+        __doc__,
+        "gem_tail.md",
+        lambda smoke: report(run(SMOKE_ELL_MAX if smoke else FULL_ELL_MAX)),
+        argv,
+    )
 
 
 if __name__ == "__main__":

@@ -12,18 +12,16 @@ Run ``python -m benchmarks.noise`` (``--smoke`` for a tiny run, ``--out DIR``).
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import tracemalloc
 from collections.abc import Callable
 from fractions import Fraction
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from benchmarks._common import machine, markdown_table, write_result
+from benchmarks._common import machine, markdown_table, report_main
 from mechanisms.noise import discrete_gaussian, discrete_laplace
 
 FULL_SIZES = (10_000, 100_000, 1_000_000)
@@ -121,20 +119,13 @@ def report(rows: list[list[Any]], repeat: int) -> str:
     )
 
 
+def _build(smoke: bool) -> str:
+    repeat = 1 if smoke else REPEAT
+    return report(run(SMOKE_SIZES if smoke else FULL_SIZES, repeat), repeat)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="a tiny run")
-    parser.add_argument("--out", type=Path, default=None, help="output folder")
-    parser.add_argument("--quiet", action="store_true", help="do not print the table")
-    args = parser.parse_args(argv)
-    repeat = 1 if args.smoke else REPEAT
-    rows = run(SMOKE_SIZES if args.smoke else FULL_SIZES, repeat)
-    text = report(rows, repeat)
-    path = write_result("noise.md", text, args.out)
-    if not args.quiet:
-        print(text)
-        print(f"wrote {path}", file=sys.stderr)
-    return 0
+    return report_main(__doc__, "noise.md", _build, argv)
 
 
 if __name__ == "__main__":
