@@ -1,7 +1,8 @@
 """Exceptions and warnings shared by every dpcount package.
 
 Every error dpcount raises on purpose derives from :class:`DPCountError`, so callers can catch the
-library's errors without catching programming errors.  The two ``ValueError`` subclasses keep
+library's errors without catching programming errors; every warning it gives derives from
+:class:`DPCountWarning`.  The two ``ValueError`` subclasses keep
 ``except ValueError`` working for code that does not know about dpcount.
 
 A message that names a parameter – one to pass (``pass drop_nulls=True``) or the one at fault
@@ -33,6 +34,7 @@ from typing import Any
 __all__ = [
     "BudgetExceededError",
     "DPCountError",
+    "DPCountWarning",
     "DataError",
     "DroppedRowsWarning",
     "InvalidParameterError",
@@ -159,19 +161,23 @@ class ReleaseFailedError(DPCountError):
     """
 
 
-class UnsafeNoiseWarning(UserWarning):
+class DPCountWarning(UserWarning):
+    """Base class of the warnings dpcount gives (the command line prints each as a note)."""
+
+
+class UnsafeNoiseWarning(DPCountWarning):
     """Floating-point noise was used; the result is for experiments, not for release."""
 
 
-class PrivacyLeakWarning(UserWarning):
+class PrivacyLeakWarning(DPCountWarning):
     """A parameter was taken from the data, so the output is not differentially private."""
 
 
-class DroppedRowsWarning(UserWarning):
+class DroppedRowsWarning(DPCountWarning):
     """Rows with null or empty ids were dropped because ``drop_nulls=True`` was passed."""
 
 
-class LargeDeltaWarning(UserWarning):
+class LargeDeltaWarning(DPCountWarning):
     """δ is above the public bound of :func:`dpcount.validation.check_release_delta`.
 
     (ε, δ)-DP allows anything with probability δ; δ should be far below 1/n for n persons.

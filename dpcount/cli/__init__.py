@@ -53,13 +53,7 @@ from collections.abc import Callable, Sequence
 from typing import NoReturn, TextIO
 
 import dpcount
-from dpcount.errors import (
-    DPCountError,
-    DroppedRowsWarning,
-    LargeDeltaWarning,
-    PrivacyLeakWarning,
-    UnsafeNoiseWarning,
-)
+from dpcount.errors import DPCountError, DPCountWarning
 
 from . import _count, _curve, _datasets, _union
 from ._common import UserError, show_progress
@@ -88,10 +82,6 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {_one_line(message)} (see '{self.prog} --help')\n")
-
-
-#: The warnings dpcount itself gives: the CLI always prints them (see :func:`main`).
-_DPCOUNT_WARNINGS = (DroppedRowsWarning, LargeDeltaWarning, PrivacyLeakWarning, UnsafeNoiseWarning)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -146,8 +136,7 @@ def _main(argv: Sequence[str] | None, signals: Signals) -> int:
             warnings.showwarning = _warning_printer(args.command)
             # dpcount's warnings are part of the command's output, one line each on stderr,
             # whatever filters the interpreter runs with (python -W error, a test suite's).
-            for category in _DPCOUNT_WARNINGS:
-                warnings.simplefilter("default", category)
+            warnings.simplefilter("default", DPCountWarning)
             return int(args.handler(args))
     except KeyboardInterrupt:
         return _stopped(args.command, signals.received or signal.SIGINT)
