@@ -89,10 +89,13 @@ def spark_jobs(path: Path, warmups: int, repeats: int) -> tuple[dict[str, float]
     code generation and the JVM compiles the hot paths over the next few (the local path's
     warm-up pays for compiling its kernels).  The first call is reported on its own.
     """
-    from mechanisms.spark import distinct_count, set_union
+    from dpcount.spark import SparkPairs
+    from mechanisms.set_union import weighted_gaussian
+    from mechanisms.spark import distinct_count
 
-    def union() -> None:
-        set_union(str(path), "person", "item", epsilon=EPSILON, delta=DELTA, max_items=MAX_ITEMS)
+    def union() -> None:  # the local reference's mechanism, given the Spark pairs
+        pairs = SparkPairs(str(path), person="person", item="item")
+        weighted_gaussian(pairs, EPSILON, DELTA, max_items=MAX_ITEMS)
 
     def count() -> None:
         distinct_count(str(path), "person", "item", EPSILON, ell_max=ELL_MAX, counting="sampling")

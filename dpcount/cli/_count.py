@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import dpcount
 from mechanisms.distinct_count import COUNTINGS, DistinctCountResult, dp_distinct_count
@@ -26,7 +26,11 @@ from ._formats import add_output_arguments, csv_text, emit, finish, formatted, o
 from ._grouped import add_grouped_arguments, grouped_requested, run_grouped
 from ._kernels import compiling_ahead
 from ._progress import progress
-from ._spark import add_engine_arguments, check_spark, spark_count
+from ._spark import add_engine_arguments, check_spark, spark_pairs, start_spark
+
+if TYPE_CHECKING:  # PySpark is an optional extra
+    from dpcount import PersonItemGraph
+    from dpcount.spark import SparkPairs
 
 EPILOG = """\
 examples:
@@ -111,20 +115,15 @@ def run(args: argparse.Namespace) -> int:
     target = output_target(args, source.inputs())
     show = show_progress(args)
     if args.engine == "spark":
-        result = spark_count(args, source)
+        start_spark(args, "count")
+        # Spark's own console progress bar is off (dpcount_session): one line here instead.
+        with progress(f"counting {source.value} on Spark", enabled=show):
+            result = lower_bound(spark_pairs(source), args)
     else:
         with compiling_ahead(source, args.counting):
             graph = load_graph(source, show=show)
             with progress("computing the private lower bound", enabled=show):
-                result = dp_distinct_count(
-                    graph,
-                    args.epsilon,
-                    beta=args.beta,
-                    ell_max=args.ell_max,
-                    ell=args.ell,
-                    counting=args.counting,
-                    rng=args.seed,
-                )
+                result = lower_bound(graph, args)
     if args.seed is not None:  # whoever knows the seed can remove the noise
         result = seeded_copy(result)
     text = formatted(
@@ -136,6 +135,22 @@ def run(args: argparse.Namespace) -> int:
     emit(text, target)
     finish("count", target, args.seed)
     return 0
+
+
+def lower_bound(
+    data: PersonItemGraph | SparkPairs, args: argparse.Namespace
+) -> DistinctCountResult:
+    """:func:`dp_distinct_count` with the command's options, on a graph or on the Spark pairs
+    (which it runs through the mechanisms' Spark adapter, as the Python API does)."""
+    return dp_distinct_count(
+        data,  # type: ignore[arg-type]  # its declaration hands SparkPairs to the adapter
+        args.epsilon,
+        beta=args.beta,
+        ell_max=args.ell_max,
+        ell=args.ell,
+        counting=args.counting,
+        rng=args.seed,
+    )
 
 
 def report(result: DistinctCountResult, source: Source) -> str:

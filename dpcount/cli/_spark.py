@@ -3,20 +3,23 @@
 Everything Spark cannot run is refused by :func:`check_spark` before the JVM starts (Spark's
 start-up takes tens of seconds); the session comes from
 :func:`dpcount.spark.dpcount_session`, which gives a session it creates settings that
-suit its master and lets the master of ``spark-submit`` win.
+suit its master and lets the master of ``spark-submit`` win.  The commands then call the same
+release function as on the local engine, with :func:`spark_pairs` instead of a graph.
 """
 
 from __future__ import annotations
 
 import argparse
-import inspect
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mechanisms.registry import names
 
 from ._common import Source, UserError, note, show_progress
 from ._progress import progress
+
+if TYPE_CHECKING:  # PySpark is an optional extra: imported when --engine spark runs
+    from dpcount.spark import SparkPairs
 
 #: Read options of the local readers that Spark's reader does not take.
 _LOCAL_READ_OPTIONS = {
@@ -68,14 +71,6 @@ def spark_setting(text: str) -> tuple[str, str]:
     return key.strip(), value
 
 
-def spark_algorithm() -> str:
-    """The set-union mechanism ``union --engine spark`` runs without ``--algorithm``: the
-    default of :func:`mechanisms.spark.set_union`."""
-    from mechanisms.spark import set_union
-
-    return str(inspect.signature(set_union).parameters["algorithm"].default)
-
-
 def check_spark(args: argparse.Namespace, source: Source) -> None:
     """Refuse, before Spark starts, what ``--engine spark`` cannot run; check the flags that
     only apply to it."""
@@ -106,7 +101,7 @@ def check_spark(args: argparse.Namespace, source: Source) -> None:
         )
 
 
-def _session(args: argparse.Namespace, command: str) -> Any:
+def start_spark(args: argparse.Namespace, command: str) -> Any:
     """The session (created with dpcount's settings unless one is active), and a note on
     stderr saying where the job runs: a submitted job that silently ran on the driver alone
     shows ``local[*]`` there."""
@@ -123,44 +118,13 @@ def _session(args: argparse.Namespace, command: str) -> Any:
     return session
 
 
-def spark_count(args: argparse.Namespace, source: Source) -> Any:
-    """``dpcount count --engine spark``."""
-    from dpcount.spark import source_frame
-    from mechanisms.spark import distinct_count
+def spark_pairs(source: Source) -> SparkPairs:
+    """The FILE as :class:`dpcount.spark.SparkPairs`, read through the session
+    :func:`start_spark` made active: the data the release functions take on Spark, as they take
+    a graph locally, so that the command line runs the same function as the Python API (through
+    the mechanisms' Spark adapter)."""
+    from dpcount.spark import SparkPairs
 
-    _session(args, "count")  # active from here on; source_frame reads through it
-    # Spark's own console progress bar is off (dpcount_session): one line here instead.
-    with progress(f"counting {source.value} on Spark", enabled=show_progress(args)):
-        return distinct_count(
-            source_frame(source.value),
-            source.person,
-            source.item,
-            args.epsilon,
-            beta=args.beta,
-            ell_max=args.ell_max,
-            ell=args.ell,
-            counting=args.counting,
-            rng=args.seed,
-            drop_nulls=source.drop_nulls,
-        )
-
-
-def spark_union(args: argparse.Namespace, source: Source) -> Any:
-    """``dpcount union --engine spark``."""
-    from dpcount.spark import source_frame
-    from mechanisms.spark import set_union
-
-    _session(args, "union")
-    with progress(f"running {args.algorithm} on Spark", enabled=show_progress(args)):
-        return set_union(
-            source_frame(source.value),
-            source.person,
-            source.item,
-            epsilon=args.epsilon,
-            delta=args.delta,
-            max_items=args.max_items,
-            algorithm=args.algorithm,
-            rng=args.seed,
-            drop_nulls=source.drop_nulls,
-            **({"noise": args.noise} if getattr(args, "noise", None) else {}),
-        )
+    return SparkPairs(
+        source.value, person=source.person, item=source.item, drop_nulls=source.drop_nulls
+    )

@@ -32,13 +32,16 @@ from ._common import (
 from ._formats import add_output_arguments, csv_text, emit, formatted, output_target
 from ._outputs import OutputFile
 from ._progress import progress
-from ._spark import add_engine_arguments, check_spark, spark_algorithm, spark_union
+from ._spark import add_engine_arguments, check_spark, spark_pairs, start_spark
 
 if TYPE_CHECKING:  # the set-union package loads its compiled kernels; import it when run
+    from dpcount import PersonItemGraph
+    from dpcount.spark import SparkPairs
     from mechanisms.set_union import SetUnionResult
 
 #: The set-union mechanisms the command offers: every one registered (read from the sources,
-#: without loading their compiled kernels); the first is the default.  DP-SIPS draws exact
+#: without loading their compiled kernels); the first is the default on both engines, as in
+#: ``mechanisms.spark.set_union`` (a test checks that the two agree).  DP-SIPS draws exact
 #: noise, runs on both engines and releases within a few per cent of Policy Gaussian
 #: (benchmarks/results/set_union.md), which still draws floating-point noise.
 DEFAULT_ALGORITHM = "dp_sips"
@@ -74,8 +77,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     group.add_argument(
         "--algorithm",
         choices=ALGORITHMS,
-        help=f"set-union mechanism (default: {DEFAULT_ALGORITHM}; with --engine spark: "
-        "weighted_gaussian)",
+        help=f"set-union mechanism (default: {DEFAULT_ALGORITHM}, on both engines; --engine spark "
+        f"runs {', '.join(names(family='set_union', engine='spark'))})",
     )
     group.add_argument(
         "--epsilon",
@@ -118,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
     """Read the data, run the set-union mechanism and write the released items."""
     source = source_from_args(args)
     if args.algorithm is None:
-        args.algorithm = spark_algorithm() if args.engine == "spark" else DEFAULT_ALGORITHM
+        args.algorithm = DEFAULT_ALGORITHM
     check_spark(args, source)
     target = output_target(args, source.inputs())
     show = show_progress(args)
@@ -145,23 +148,32 @@ def run(args: argparse.Namespace) -> int:
 
 def _release(args: argparse.Namespace, source: Source, show: bool) -> SetUnionResult:
     if args.engine == "spark":
-        return spark_union(args, source)
+        start_spark(args, "union")
+        with progress(f"running {args.algorithm} on Spark", enabled=show):
+            return release(spark_pairs(source), args)
     graph = load_graph(source, show=show)
-    mechanism = get(args.algorithm).function
     with progress(f"running {args.algorithm}", enabled=show):
-        return mechanism(
-            graph,
-            args.epsilon,
-            args.delta,
-            max_items=args.max_items,
-            rng=args.seed,
-            **noise_options(args),
-        )
+        return release(graph, args)
+
+
+def release(data: PersonItemGraph | SparkPairs, args: argparse.Namespace) -> SetUnionResult:
+    """The mechanism's own function with the command's options, on a graph or on the Spark
+    pairs (which it runs through the mechanisms' Spark adapter, as the Python API does)."""
+    mechanism = get(args.algorithm).function
+    return mechanism(
+        data,
+        args.epsilon,
+        args.delta,
+        max_items=args.max_items,
+        rng=args.seed,
+        **noise_options(args),
+    )
 
 
 def noise_options(args: argparse.Namespace) -> dict[str, str]:
     """``noise=`` for the mechanism: the choice of --noise, refused (before any work) for an
-    algorithm that has floating-point noise only."""
+    algorithm that has floating-point noise only (and not passed to it: such a mechanism, e.g.
+    ``max_adaptive_degree``, takes no ``noise=`` on either engine)."""
     from mechanisms.set_union.calibration import EXACT
 
     if args.noise is None:

@@ -1,8 +1,10 @@
 """Set union on Spark: the weight-and-threshold mechanisms, fully distributed.
 
-``weighted_gaussian(SparkPairs(df, person=..., item=...), ...)`` and the other set-union
-mechanisms declared for the ``"spark"`` engine reach :func:`set_union` through the engine's
-adapter (:mod:`mechanisms.spark.adapter`); it can also be called directly.
+``dp_sips(SparkPairs(df, person=..., item=...), ...)`` and the other set-union mechanisms
+declared for the ``"spark"`` engine reach :func:`set_union` through the engine's adapter
+(:mod:`mechanisms.spark.adapter`), as ``dpcount union --engine spark`` does; it can also be
+called directly.  Its default, like the command line's on both engines, is ``dp_sips``: exact
+noise, ``secure=True``.
 
 Gopi et al. (2020), Algorithm 1 with the distributed choices of its Algorithm 2: each person
 keeps the Δ0 items of smallest keyed hash of (person, item) (:mod:`dpcount.spark.hashing`), adds
@@ -11,8 +13,8 @@ item, noise keyed by item is added on the executors, and the driver receives one
 (its label, whether it is released and, on request, its weight) — O(items) rows, nothing per
 pair.
 
-Available: ``count_laplace``, ``count_gaussian``, ``weighted_laplace``, ``weighted_gaussian``,
-``max_adaptive_degree`` and ``dp_sips`` (basic weighting, :mod:`mechanisms.spark.sips`).
+Available: ``dp_sips`` (basic weighting, :mod:`mechanisms.spark.sips`), ``count_laplace``,
+``count_gaussian``, ``weighted_laplace``, ``weighted_gaussian`` and ``max_adaptive_degree``.
 The policy mechanisms (``policy_laplace``, ``policy_gaussian``, ``greedy_policy``) are
 **sequential by nature** — each person's contribution depends on the weights left by everyone
 before them in a secret order — so they cannot run as one aggregation and are refused.
@@ -51,10 +53,13 @@ from mechanisms.spark.adaptive import mad_weights_frame
 from mechanisms.spark.sips import sips_rounds
 from mechanisms.spark.weights import kept_column, released_labels, weights_frame
 
-__all__ = ["SEQUENTIAL", "check_algorithm", "release_keys", "set_union"]
+__all__ = ["DEFAULT_ALGORITHM", "SEQUENTIAL", "check_algorithm", "release_keys", "set_union"]
 
 #: Mechanisms whose weighting is a sequential pass over the persons.
 SEQUENTIAL = ("policy_laplace", "policy_gaussian", "greedy_policy")
+#: The mechanism :func:`set_union` runs without ``algorithm=``: the command line's default on
+#: both engines (exact noise, ``secure=True``).
+DEFAULT_ALGORITHM = "dp_sips"
 
 
 def release_keys(rng: RNGLike, exact: bool = False) -> tuple[np.uint64, bytes | NoiseKey]:
@@ -80,8 +85,9 @@ def check_algorithm(mechanism: str) -> None:
     if mechanism in SEQUENTIAL:
         raise InvalidParameterError(
             f"{mechanism} is sequential by nature (each person's weights depend on everyone "
-            "before them) and cannot run on Spark; use weighted_gaussian or weighted_laplace, or "
-            "collect the graph with dpcount.spark.read_pairs and run it locally"
+            "before them) and cannot run on Spark; use dp_sips (the default) or "
+            "weighted_gaussian, or collect the graph with dpcount.spark.read_pairs and run it "
+            "locally"
         )
     available = names(family="set_union", engine="spark")
     if mechanism not in available:
@@ -117,7 +123,7 @@ def _algorithm(algorithm: str, mechanism: str | None) -> str:
     """``algorithm``, or the deprecated ``mechanism=`` when given (not both)."""
     if mechanism is None:
         return algorithm
-    if algorithm not in ("weighted_gaussian", mechanism):
+    if algorithm not in (DEFAULT_ALGORITHM, mechanism):
         raise InvalidParameterError(
             "pass the algorithm once, as algorithm= (mechanism= is its old name)"
         )
@@ -137,7 +143,7 @@ def set_union(
     epsilon: float,
     delta: float,
     max_items: int = 100,
-    algorithm: str = "weighted_gaussian",
+    algorithm: str = DEFAULT_ALGORITHM,
     rng: RNGLike = None,
     drop_nulls: bool = False,
     return_weights: bool = False,
@@ -158,15 +164,15 @@ def set_union(
     epsilon, delta, max_items
         ε, δ and Δ0, as in the local mechanisms.
     algorithm
-        A set-union mechanism declared for the ``"spark"`` engine (the count and weighted ones,
-        ``dp_sips`` with basic weighting, ``max_adaptive_degree``); the sequential policies
-        are refused.  The CLI's ``--algorithm``.
+        A set-union mechanism declared for the ``"spark"`` engine: ``dp_sips`` (the default,
+        basic weighting), the count and weighted ones, ``max_adaptive_degree``; the sequential
+        policies are refused.  The CLI's ``--algorithm``.
     rng
         ``None``: fresh secret keys for sampling and noise (the private default).  A seed
         reproduces a release, for research only.
     return_weights
         Also return the pre-noise per-item weights (**not private**; O(items) on the driver);
-        not for ``dp_sips``.
+        refused for ``dp_sips``, whose per-round weights stay on the executors.
     rounds, ratio
         R and r of ``algorithm="dp_sips"``, as in the local :func:`~mechanisms.dp_sips`.
     d_max, tau_offset
@@ -200,6 +206,11 @@ def set_union(
     d_max = renamed.get("d_max", d_max)
     tau_offset = renamed.get("tau_offset", tau_offset)
     check_algorithm(mechanism)
+    if return_weights and mechanism == "dp_sips":
+        raise InvalidParameterError(
+            "return_weights=True is not available for dp_sips on Spark: pass another algorithm "
+            "(e.g. weighted_gaussian) or run dp_sips on a graph"
+        )
     eps, dlt = check_epsilon(epsilon), check_delta(delta)
     delta0 = check_positive_int(max_items, "max_items")
     mode: NoiseMode = (

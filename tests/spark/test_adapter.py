@@ -43,7 +43,9 @@ def test_new_entry_equals_the_old_spark_functions(data: tuple[Any, PersonItemGra
     frame, graph = data
     pairs = SparkPairs(frame, person="u", item="w")
     new = weighted_gaussian(pairs, 1.0, 1e-6, max_items=3, rng=7)
-    old = set_union(frame, "u", "w", epsilon=1.0, delta=1e-6, max_items=3, rng=7)
+    old = set_union(
+        frame, "u", "w", epsilon=1.0, delta=1e-6, max_items=3, algorithm="weighted_gaussian", rng=7
+    )
     _same(new, old, ("items", "scale", "threshold", "privacy_loss", "parameters", "secure"))
     assert (
         0 < new.items.size < graph.n_items

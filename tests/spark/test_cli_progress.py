@@ -22,7 +22,7 @@ def test_spark_stages_have_progress_lines(
         "starting Spark",
         f"counting {path} on Spark",
         "starting Spark",
-        "running weighted_gaussian on Spark",
+        "running dp_sips on Spark",
     ]
     assert main(["count", *common[:-1], "--counting", "sampling", "--no-progress"]) == 0
     assert len(progress_labels) == 4

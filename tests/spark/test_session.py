@@ -3,6 +3,7 @@ counting default across front ends, and the spark-submit recipe run end to end."
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shutil
@@ -17,11 +18,14 @@ import pandas as pd
 import pytest
 
 import dpcount.spark
+from dpcount import PersonItemGraph
 from dpcount.cli import main
 from dpcount.errors import DataError, InvalidParameterError
 from dpcount.spark import SparkPairs
 from dpcount.spark.package import PACKAGES, build_zip
-from mechanisms import dp_distinct_count
+from mechanisms import dp_distinct_count, dp_sips
+from mechanisms.registry import names
+from mechanisms.set_union.calibration import EXACT
 from mechanisms.spark import distinct_count, set_union
 
 
@@ -74,6 +78,7 @@ def no_spark(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         (["count", "{csv}", "--no-header", "--columns", "u,w"], "--no-header applies to"),
         (["count", "{csv}", "--encoding", "latin-1"], "--encoding applies to"),
         (["union", "--dataset", "fashion-like"], "reads a FILE"),
+        (["union", "{csv}", "--algorithm", "max_adaptive_degree", "--noise", "exact"], "no exact"),
     ],
 )
 def test_refused_before_spark_starts(
@@ -101,8 +106,17 @@ def test_python_refuses_before_spark_starts(no_spark: list[str]) -> None:
             set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, mechanism="policy_laplace")
     with pytest.raises(InvalidParameterError, match="pass the algorithm once"):
         set_union(
-            "pairs.parquet", "u", "w", epsilon=1, delta=1e-6, algorithm="dp_sips", mechanism="nope"
+            "pairs.parquet",
+            "u",
+            "w",
+            epsilon=1,
+            delta=1e-6,
+            algorithm="weighted_gaussian",
+            mechanism="nope",
         )
+    # The default, dp_sips, keeps its per-round weights on the executors: no silent None.
+    with pytest.raises(InvalidParameterError, match="return_weights=True is not available"):
+        set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, return_weights=True)
     with pytest.raises(InvalidParameterError, match="counting"):
         distinct_count("pairs.parquet", "u", "w", 1.0, counting="exact")  # type: ignore[arg-type]
     # The local mechanisms' parameter names; the old Spark names still reach them, with a warning.
@@ -135,18 +149,61 @@ def test_spark_flags_apply_to_spark_only(no_spark: list[str], tmp_path: Path, ca
     assert no_spark == []
 
 
-def test_union_on_spark_defaults_to_a_distributed_mechanism(
+def test_one_set_union_default_on_every_front_end() -> None:
+    """The command line's default on both engines is the Python default on Spark."""
+    from dpcount.cli._union import DEFAULT_ALGORITHM
+
+    default = inspect.signature(set_union).parameters["algorithm"].default
+    assert default == DEFAULT_ALGORITHM == "dp_sips"
+
+
+def test_union_on_spark_runs_dp_sips_and_is_the_python_release(
     spark: Any, tmp_path: Path, capsys: Any
 ) -> None:
+    """Without --algorithm, ``union --engine spark`` runs dp_sips with exact noise, as the
+    local engine does; seeded, it is ``dp_sips(SparkPairs(FILE, ...), ...)`` bit for bit, and
+    so the local dp_sips with the Spark engine's keyed sampling.  Items sit near the threshold
+    (geometric popularity): another seed releases another set, so the equality is not trivial."""
+    rng = np.random.default_rng(4)
+    persons = [f"p{p}" for p in rng.integers(0, 300, 3000)]
+    items = [f"i{i}" for i in np.minimum(rng.geometric(0.1, 3000), 120)]
+    path = tmp_path / "pairs.parquet"
+    pd.DataFrame({"u": persons, "w": items}).to_parquet(path)
+    argv = ["union", str(path), "--person", "u", "--item", "w", "--max-items", "4", "--json"]
+    assert main([*argv, "--engine", "spark", "--seed", "3"]) == 0
+    out = capsys.readouterr()
+    cli = json.loads(out.out)
+    assert (cli["mechanism"], cli["secure"]) == ("dp_sips", True)
+    assert "with dp_sips" in out.err and "exact noise: may be released" in out.err
+    assert "Spark master local[2]" in out.err  # the active session is used as it is
+    python = dp_sips(SparkPairs(str(path), person="u", item="w"), 1.0, 1e-6, max_items=4, rng=3)
+    graph = PersonItemGraph.from_pairs(persons, items)
+    local = dp_sips(graph, 1.0, 1e-6, max_items=4, rng=3, sampling="keyed")
+    assert cli["items"] == python.items.tolist() == local.items.tolist()
+    assert [r["released"] for r in cli["rounds"]] == [r.released for r in python.rounds]
+    assert 0 < len(local.items) < graph.n_items
+    other = dp_sips(graph, 1.0, 1e-6, max_items=4, rng=4, sampling="keyed")
+    assert other.items.tolist() != local.items.tolist()
+    assert main(argv) == 0  # the local engine: the same default
+    assert json.loads(capsys.readouterr().out)["mechanism"] == "dp_sips"
+
+
+@pytest.mark.filterwarnings("ignore::dpcount.errors.UnsafeNoiseWarning")  # MAD is float-only
+@pytest.mark.parametrize("algorithm", names(family="set_union", engine="spark"))
+def test_every_spark_algorithm_runs_from_the_cli_with_and_without_noise(
+    spark: Any, tmp_path: Path, capsys: Any, algorithm: str
+) -> None:
+    """Through the adapter, ``--noise`` reaches the mechanisms that have an exact form and
+    is not passed to the float-only one (whose local function takes no ``noise=``)."""
     path = tmp_path / "pairs.parquet"
     _pairs_csv(tmp_path / "pairs.csv").to_parquet(path)
-    argv = ["union", str(path), "--person", "u", "--item", "w", "--seed", "1", "--json"]
-    assert main([*argv, "--engine", "spark"]) == 0
-    out = capsys.readouterr()
-    assert json.loads(out.out)["mechanism"] == "weighted_gaussian"
-    assert "Spark master local[2]" in out.err  # the active session is used as it is
-    assert main(argv) == 0  # the local engine keeps its own default
-    assert json.loads(capsys.readouterr().out)["mechanism"] == "dp_sips"
+    argv = ["union", str(path), "--person", "u", "--item", "w", "--algorithm", algorithm]
+    for noise in ([], ["--noise", "float"]):
+        assert main([*argv, *noise, "--engine", "spark", "--seed", "1", "--json"]) == 0
+        out = capsys.readouterr()
+        doc, exact = json.loads(out.out), algorithm in EXACT and not noise
+        assert (doc["mechanism"], doc["secure"]) == (algorithm, exact)
+        assert ("exact noise: may be released" if exact else "NOT for release") in out.err
 
 
 def test_counting_defaults_agree_across_engines_and_front_ends(
@@ -156,8 +213,6 @@ def test_counting_defaults_agree_across_engines_and_front_ends(
     path = tmp_path / "pairs.parquet"
     frame.to_parquet(path)
     df = spark.createDataFrame(frame)
-    from dpcount import PersonItemGraph
-
     graph = PersonItemGraph.from_pairs(frame["u"].tolist(), frame["w"].tolist())
     got = dp_distinct_count(SparkPairs(df, person="u", item="w"), 1.0, ell_max=6, rng=4)
     want = dp_distinct_count(graph, 1.0, ell_max=6, rng=4)

@@ -215,7 +215,9 @@ def test_release_in_distribution(spark: Any) -> None:
     persons = [f"p{k}" for k in range(10)] * 2
     items = ["common"] * 10 + [f"own{k}" for k in range(10)]
     df = _frame(spark, persons, items).cache()
-    r = set_union(df, "u", "w", epsilon=1.0, delta=1e-5, max_items=2, rng=0)
+    r = set_union(
+        df, "u", "w", epsilon=1.0, delta=1e-5, max_items=2, algorithm="weighted_gaussian", rng=0
+    )
     local = weighted_gaussian(
         PersonItemGraph.from_pairs(persons, items), 1.0, 1e-5, max_items=2, rng=0
     )
@@ -269,7 +271,8 @@ def test_driver_receives_no_per_pair_rows(spark: Any, monkeypatch: pytest.Monkey
     persons = [f"p{p}" for p in rng.integers(0, 200, n_pairs)]
     items = [f"i{i}" for i in rng.integers(0, n_items, n_pairs)]
     df = _frame(spark, persons, items).cache()
-    set_union(df, "u", "w", epsilon=1.0, delta=1e-5, max_items=3, rng=1)
+    for algorithm in ("dp_sips", "weighted_gaussian"):  # the default (R rounds), one round
+        set_union(df, "u", "w", epsilon=1.0, delta=1e-5, max_items=3, algorithm=algorithm, rng=1)
     distinct_count(df, "u", "w", 1.0, ell_max=5, counting="sampling", rng=1)
     assert rows and max(rows) <= n_items
 
