@@ -12,6 +12,10 @@ process finds it.
 Compiled kernels release the GIL while they run, so Python threads can run two at once (the
 halves of one pass over a large graph, on two cores).
 
+Each kernel compiled on its own costs about 0.1 s on a first run, and a kernel that calls
+another links the callee's code in and optimises it again.  A small helper is therefore
+declared ``inline=True``: numba types it into each caller and never compiles it alone.
+
 A kernel calls only kernels of its own module: numba checks a cached kernel against its own
 source file only, so a helper from another file could change without the caller noticing.
 
@@ -202,10 +206,18 @@ class Kernel:
     for bounds-checked testing.  Both give the same results.
     """
 
-    def __init__(self, function: Callable[..., Any], signature: str, interpret_below: int) -> None:
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        signature: str,
+        interpret_below: int,
+        inline: bool = False,
+    ) -> None:
         self.py_func = function
         self.signature = signature
         self.interpret_below = interpret_below
+        self.inline = inline
+        self._inlined: Callable[..., Any] | None = None
         self._interpreted_work = 0
         self._compiled: Callable[..., Any] | None = None
         self._interpreted: Callable[..., Any] | None = None
@@ -262,8 +274,8 @@ class Kernel:
     def _compile(self) -> Callable[..., Any]:
         """A numba dispatcher of the function, its callees compiled first."""
         numba = _numba()
-        # The kernels this one calls must be compiled dispatchers when numba types it.
-        function = self._with_callees(lambda callee: callee.compiled)
+        # The kernels this one calls must be compiled dispatchers (or inline) when numba types it.
+        function = self._with_callees(_as_callee)
         signature = _signature(self.signature, numba)
         try:
             compiled = numba.njit(signature, cache=True, nogil=True)(function)
@@ -272,6 +284,14 @@ class Kernel:
                 raise
             compiled = numba.njit(signature, nogil=True)(function)
         return compiled
+
+    @property
+    def inlined(self) -> Callable[..., Any]:
+        """The function as numba inlines it into each caller (``inline="always"``): typed with
+        the caller, never compiled on its own."""
+        if self._inlined is None:
+            self._inlined = _numba().njit(inline="always")(self._with_callees(_as_callee))
+        return self._inlined
 
     @property
     def interpreted(self) -> Callable[..., Any]:
@@ -321,6 +341,11 @@ class Kernel:
         return f"<dpcount kernel {self.__module__}.{self.__qualname__}{self.signature}>"
 
 
+def _as_callee(kernel: Kernel) -> Callable[..., Any]:
+    """What a compiled caller calls: the kernel's dispatcher, or its inline form."""
+    return kernel.inlined if kernel.inline else kernel.compiled
+
+
 def _kernel_named(module: str, name: str) -> Kernel:
     """The kernel ``module.name`` (what a pickled :class:`Kernel` refers to)."""
     import importlib
@@ -331,7 +356,9 @@ def _kernel_named(module: str, name: str) -> Kernel:
     return found
 
 
-def kernel(signature: str, *, interpret_below: int = 0) -> Callable[[Callable[..., Any]], Kernel]:
+def kernel(
+    signature: str, *, interpret_below: int = 0, inline: bool = False
+) -> Callable[[Callable[..., Any]], Kernel]:
     """Declare a numba kernel with its argument types, compiled on first call.
 
     Parameters
@@ -353,6 +380,6 @@ def kernel(signature: str, *, interpret_below: int = 0) -> Callable[[Callable[..
     """
 
     def wrap(function: Callable[..., Any]) -> Kernel:
-        return Kernel(function, signature, interpret_below)
+        return Kernel(function, signature, interpret_below, inline)
 
     return wrap

@@ -135,6 +135,31 @@ def test_kernels_pickle_by_reference() -> None:
     assert pickle.loads(pickle.dumps(_incremental_kernel)) is _incremental_kernel
 
 
+@kernel("(int64,)", inline=True)
+def _plus_one(x):
+    return x + 1
+
+
+@kernel("(int64,)")
+def _calls_plus_one(x):
+    return _plus_one(x) * 2
+
+
+def test_an_inline_kernel_is_built_into_its_caller_not_on_its_own(monkeypatch) -> None:
+    builds = []
+    compile_once = _jit.Kernel._compile
+
+    def counted(self):
+        builds.append(self.__name__)
+        return compile_once(self)
+
+    monkeypatch.setattr(_jit.Kernel, "_compile", counted)
+    assert _calls_plus_one(3) == 8 == _calls_plus_one.interpreted(3)
+    assert builds == ["_calls_plus_one"] and not _plus_one.is_compiled
+    assert _plus_one(3) == 4  # called from Python, it is compiled after all
+    assert builds == ["_calls_plus_one", "_plus_one"]
+
+
 def test_threads_calling_a_new_kernel_at_once_build_it_once(monkeypatch) -> None:
     import threading
 
