@@ -51,13 +51,12 @@ from matching._common import (
     check_ell,
     effective_ell,
     fill_curve,
-    run_curve_kernel,
 )
 
 __all__ = ["incremental_assignment", "incremental_curve", "incremental_value"]
 
 
-@kernel("(int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1])")
+@kernel("(int64, ro(int64[::1]), ro(int32[::1]), int64[::1], int64[::1])", inline=True)
 def _has_free_item(
     u: int, indptr: np.ndarray, indices: np.ndarray, owner: np.ndarray, pointer: np.ndarray
 ) -> bool:
@@ -70,14 +69,14 @@ def _has_free_item(
     return q < end
 
 
-@kernel("(int64, ro(int32[::1]), int64[::1], int64[::1])")
+@kernel("(int64, ro(int32[::1]), int64[::1], int64[::1])", inline=True)
 def _take_free_item(u: int, indices: np.ndarray, owner: np.ndarray, pointer: np.ndarray) -> None:
     """u takes the free item at ``pointer[u]`` (found by :func:`_has_free_item`)."""
     owner[indices[pointer[u]]] = u
     pointer[u] += 1
 
 
-@kernel("(int64, int64[::1], int64[::1], int64[::1])")
+@kernel("(int64, int64[::1], int64[::1], int64[::1])", inline=True)
 def _flip_path(
     top: int, owner: np.ndarray, stack_person: np.ndarray, stack_via: np.ndarray
 ) -> None:
@@ -86,7 +85,9 @@ def _flip_path(
         owner[stack_via[t]] = stack_person[t - 1]
 
 
-@kernel("(int64, int64, int64, int64, ro(int64[::1]), int64[::1], int64[::1], int64[::1])")
+@kernel(
+    "(int64, int64, int64, int64, ro(int64[::1]), int64[::1], int64[::1], int64[::1])", inline=True
+)
 def _push(
     top: int,
     s: int,
@@ -167,7 +168,9 @@ def _augment(
     return False, n_visited
 
 
-@kernel("(int64, int64, boolean[::1], int64[::1], int64, int64[::1], int64[::1], int64)")
+@kernel(
+    "(int64, int64, boolean[::1], int64[::1], int64, int64[::1], int64[::1], int64)", inline=True
+)
 def _label(
     u: int,
     layer: int,
@@ -326,18 +329,25 @@ def _place_holders(
             cursor[j] += 1
 
 
-@kernel("(ro(int64[::1]), ro(int32[::1]), int64[::1])")
+@kernel("(ro(int64[::1]), ro(int32[::1]), ro(int64[::1]), int64[::1], int32[::1])")
 def _transpose(
-    indptr: np.ndarray, indices: np.ndarray, item_degree: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
-    """Item → holders adjacency (``item_indptr``, ``holders``) by a counting sort of the pairs."""
+    indptr: np.ndarray,
+    indices: np.ndarray,
+    item_degree: np.ndarray,
+    item_indptr: np.ndarray,
+    holders: np.ndarray,
+) -> None:
+    """Item → holders adjacency, written into ``item_indptr`` (one more entry than items) and
+    ``holders`` (one per pair), by a counting sort of the pairs."""
     n_items = item_degree.size
-    item_indptr = np.zeros(n_items + 1, dtype=np.int64)
+    item_indptr[0] = 0
     for j in range(n_items):
         item_indptr[j + 1] = item_indptr[j] + item_degree[j]
-    holders = np.empty(indices.size, dtype=np.int32)
-    _place_holders(indptr, indices, 0, indptr.size - 1, item_indptr[:-1].copy(), holders)
-    return item_indptr, holders
+    # item_indptr[j] serves as item j's cursor: it ends at the start of item j + 1 ...
+    _place_holders(indptr, indices, 0, indptr.size - 1, item_indptr[:-1], holders)
+    for j in range(n_items, 0, -1):  # ... so one shift restores the starts
+        item_indptr[j] = item_indptr[j - 1]
+    item_indptr[0] = 0
 
 
 def _transpose_in_halves(
@@ -374,7 +384,7 @@ def _transpose_in_halves(
     return item_degree, item_indptr, holders
 
 
-@kernel("(int64, int64, ro(int64[::1]), int64[::1])")
+@kernel("(int64, int64, ro(int64[::1]), int64[::1])", inline=True)
 def _is_waiting(u: int, ell: int, indptr: np.ndarray, load: np.ndarray) -> bool:
     """Whether u could take one more item in phase ℓ (below ℓ and below its degree)."""
     return load[u] < ell and load[u] < indptr[u + 1] - indptr[u]
@@ -440,7 +450,7 @@ def _reverse_layers(
     return found, tail
 
 
-@kernel("(int64[::1], int64, int64[::1], int64[::1])")
+@kernel("(int64[::1], int64, int64[::1], int64[::1])", inline=True)
 def _compact_free(
     free: np.ndarray, n_free: int, owner: np.ndarray, item_degree: np.ndarray
 ) -> tuple[int, int]:
@@ -465,63 +475,99 @@ LARGE_FRONTIER_SHARE = 4
 AUTO, FORWARD, BACKWARD = 0, 1, 2
 
 
+#: Rows of the kernel's per-person scratch array (see :func:`_workspace`).
+POINTER, VISITED, STACK_PERSON, STACK_SCAN, STACK_VIA, LOAD, DIST, SEEN, USED, ACTIVE, PENDING = (
+    range(11)
+)
+
+
+@kernel("(ro(int64[::1]), int64, int64, int64)")
+def _workspace(
+    indptr: np.ndarray, n_items: int, n_pairs: int, ell_max: int
+) -> tuple[np.ndarray, ...]:
+    """The arrays :func:`_exact_curve` works in: per-person scratch rows, ``dead``, ``owner``
+    (all items free), ``sizes``, the free-item list, and room for the item degrees and the
+    transpose (filled on first use).
+
+    Callers outside kernels take it :attr:`~dpcount.common.jit.Kernel.interpreted`, so that
+    NumPy allocates: compiling ``np.zeros`` and its kin costs about a second on a first run.
+    """
+    n = indptr.size - 1
+    scratch = np.zeros((11, n), dtype=np.int64)
+    scratch[POINTER] = indptr[:-1]
+    return (
+        scratch,
+        np.zeros(n, dtype=np.bool_),
+        np.full(n_items, -1, dtype=np.int64),
+        np.zeros(ell_max, dtype=np.int64),
+        np.empty(n_items, dtype=np.int64),
+        np.zeros(n_items, dtype=np.int64),
+        np.empty(n_items + 1, dtype=np.int64),
+        np.empty(n_pairs, dtype=np.int32),
+    )
+
+
 @kernel("(ro(int64[::1]), ro(int32[::1]), int64, int64)", interpret_below=SMALL_GRAPH_PAIRS)
 def _incremental_kernel(
     indptr: np.ndarray, indices: np.ndarray, n_items: int, ell_max: int
 ) -> tuple[np.ndarray, np.ndarray]:
     """DC(D;ℓ) for ℓ = 1..(stop) and the final maximum-flow assignment item → person."""
-    none = np.zeros(0, dtype=np.int64)
-    return _exact_curve(
-        indptr, indices, n_items, ell_max, AUTO, none, none, np.zeros(0, dtype=np.int32)
-    )
+    work = _workspace(indptr, n_items, indices.size, ell_max)
+    points = _exact_curve(indptr, indices, n_items, ell_max, AUTO, *work, False)
+    return work[3][: max(points, 1)], work[2]  # sizes[0] = 0 if nobody holds items
 
 
-@kernel("(ro(int64[::1]), ro(int32[::1]), int64, int64, int64, int64[::1], int64[::1], int32[::1])")
+@kernel(
+    "(ro(int64[::1]), ro(int32[::1]), int64, int64, int64, int64[:, ::1], boolean[::1],"
+    " int64[::1], int64[::1], int64[::1], int64[::1], int64[::1], int32[::1], boolean)",
+    interpret_below=SMALL_GRAPH_PAIRS,
+)
 def _exact_curve(
     indptr: np.ndarray,
     indices: np.ndarray,
     n_items: int,
     ell_max: int,
     directions: int,
-    given_degree: np.ndarray,
-    given_indptr: np.ndarray,
-    given_holders: np.ndarray,
-) -> tuple[np.ndarray, np.ndarray]:
-    """:func:`_incremental_kernel` with the phases' ``directions`` chosen (AUTO, FORWARD…).
+    scratch: np.ndarray,
+    dead: np.ndarray,
+    owner: np.ndarray,
+    sizes: np.ndarray,
+    free: np.ndarray,
+    item_degree: np.ndarray,
+    item_indptr: np.ndarray,
+    holders: np.ndarray,
+    transposed: bool,
+) -> int:
+    """:func:`_incremental_kernel` in the arrays of :func:`_workspace`, with the phases'
+    ``directions`` chosen (AUTO, FORWARD…); returns how many ℓ it ran (``sizes[:that]``).
 
-    The backward phases' item degrees and transpose are built on first use, unless given
-    (``given_holders`` with one entry per pair; empty arrays otherwise).
+    The backward phases' item degrees and transpose are built on first use, unless
+    ``transposed`` says the last three arrays hold them already.
     """
     n = indptr.size - 1
-    owner = np.full(n_items, -1, dtype=np.int64)
-    pointer = indptr[:-1].copy()
-    dead = np.zeros(n, dtype=np.bool_)
-    visited = np.empty(n, dtype=np.int64)
-    stack_person = np.empty(n, dtype=np.int64)
-    stack_scan = np.empty(n, dtype=np.int64)
-    stack_via = np.empty(n, dtype=np.int64)
-    load = np.zeros(n, dtype=np.int64)
-    dist = np.zeros(n, dtype=np.int64)
-    seen = np.zeros(n, dtype=np.int64)  # visit stamp of the current search round or phase
-    used = np.zeros(n, dtype=np.int64)
-    # For backward phases, made on first use unless given: item degrees, transpose, and the
-    # free items left (n_free = -1 until then).
-    item_degree, item_indptr, holders = given_degree, given_indptr, given_holders
-    free = np.zeros(0, dtype=np.int64)
+    pointer, visited = scratch[POINTER], scratch[VISITED]
+    stack_person, stack_scan, stack_via = (
+        scratch[STACK_PERSON],
+        scratch[STACK_SCAN],
+        scratch[STACK_VIA],
+    )
+    load, dist, used = scratch[LOAD], scratch[DIST], scratch[USED]
+    seen = scratch[SEEN]  # visit stamp of the current search round or phase
+    # The free items left, for backward phases (n_free = -1 until the first one).
     n_free = -1
+    have_degree = have_transpose = transposed
     if directions == AUTO:
         large = indices.size // LARGE_FRONTIER_SHARE
     else:  # forward: never large (depth-first rounds); backward: always (no such rounds)
         large = indices.size if directions == FORWARD else -1
     # Persons that may still take one more item; all of them have load ℓ − 1 when phase ℓ starts.
-    active = np.empty(n, dtype=np.int64)
+    active = scratch[ACTIVE]
     n_active = 0
     for p in range(n):
         if indptr[p + 1] > indptr[p]:
             active[n_active] = p
             n_active += 1
-    pending = np.empty(n, dtype=np.int64)
-    sizes = np.zeros(ell_max, dtype=np.int64)
+    pending = scratch[PENDING]
     size = 0
     current = 0
     ell = 0
@@ -579,16 +625,18 @@ def _exact_curve(
             backward = False
             if frontier > large:
                 if n_free == -1:
-                    if item_degree.size == 0:
-                        item_degree = np.zeros(n_items, dtype=np.int64)
+                    if not have_degree:
                         _count_holders(indptr, indices, 0, n, item_degree)
-                    free = np.arange(n_items)
+                        have_degree = True
+                    for j in range(n_items):
+                        free[j] = j
                     n_free = n_items
                 n_free, free_holders = _compact_free(free, n_free, owner, item_degree)
                 backward = directions == BACKWARD or free_holders < frontier
             if backward:
-                if holders.size < indices.size:
-                    item_indptr, holders = _transpose(indptr, indices, item_degree)
+                if not have_transpose:
+                    _transpose(indptr, indices, item_degree, item_indptr, holders)
+                    have_transpose = True
                 nearest, n_labelled = _reverse_layers(
                     free, n_free, item_indptr, holders, ell, indptr, indices, owner, load, dead,
                     dist, seen, current, visited,
@@ -641,7 +689,7 @@ def _exact_curve(
         n_active = kept
         if size == n_items or (ell > 1 and sizes[ell - 1] == sizes[ell - 2]):
             break  # DC(D) reached, or concavity: flat from here on
-    return sizes[: max(ell, 1)], owner  # sizes[0] = 0 if nobody holds items
+    return ell
 
 
 #: From this many pairs on, the backward phases' transpose is built before the curve, by two
@@ -650,14 +698,15 @@ PARALLEL_TRANSPOSE_PAIRS = 1 << 22
 
 
 def _run(graph: PersonItemGraph, ell_max: int) -> tuple[np.ndarray, np.ndarray]:
-    if graph.n_pairs < PARALLEL_TRANSPOSE_PAIRS:
-        return run_curve_kernel(_incremental_kernel, graph, ell_max)
-    # Large graphs are where backward phases pay (many persons waiting for few free items).
-    transpose = _transpose_in_halves(graph.indptr, graph.indices, graph.n_items)
-    result: tuple[np.ndarray, np.ndarray] = _exact_curve(
-        graph.indptr, graph.indices, graph.n_items, effective_ell(graph, ell_max), AUTO, *transpose
-    )
-    return result
+    """(sizes, owner) of :func:`_incremental_kernel` for the graph, ℓ up to ``ell_max``."""
+    ell_max = effective_ell(graph, ell_max)
+    work = _workspace.interpreted(graph.indptr, graph.n_items, graph.n_pairs, ell_max)
+    transposed = graph.n_pairs >= PARALLEL_TRANSPOSE_PAIRS
+    if transposed:  # large graphs are where backward phases pay
+        work = (*work[:5], *_transpose_in_halves(graph.indptr, graph.indices, graph.n_items))
+    run = _exact_curve.select(graph.n_pairs)
+    points = run(graph.indptr, graph.indices, graph.n_items, ell_max, AUTO, *work, transposed)
+    return work[3][: max(points, 1)], work[2]
 
 
 def incremental_curve(graph: PersonItemGraph, ell_max: int) -> np.ndarray:

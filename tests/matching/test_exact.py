@@ -18,6 +18,7 @@ from matching.incremental import (
     _exact_curve,
     _transpose,
     _transpose_in_halves,
+    _workspace,
 )
 from tests.matching.reference import brute_force_dc, min_cut_dc
 from tests.strategies import graphs
@@ -124,8 +125,18 @@ def test_incremental_on_large_graphs(seed: int) -> None:
 
 
 DIRECTIONS = {"auto": AUTO, "forward": FORWARD, "backward": BACKWARD}
+
+
 #: No item degrees and transpose given: the kernel builds them on first use.
-_NOT_GIVEN = (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32))
+def _curve(run, graph: PersonItemGraph, ell_max: int, directions: int, given=None):
+    """(sizes, owner) of ``run`` (a form of ``_exact_curve``) in a fresh workspace, with the
+    transpose built inside or ``given``."""
+    work = _workspace.interpreted(graph.indptr, graph.n_items, graph.n_pairs, ell_max)
+    if given is not None:
+        work = (*work[:5], *given)
+    args = (graph.indptr, graph.indices, graph.n_items, ell_max, directions)
+    points = run(*args, *work, given is not None)
+    return work[3][: max(points, 1)], work[2]
 
 
 def _check_assignment(graph: PersonItemGraph, owner: np.ndarray, ell: int, size: int) -> None:
@@ -142,8 +153,7 @@ def _check_assignment(graph: PersonItemGraph, owner: np.ndarray, ell: int, size:
 def test_every_phase_direction_gives_the_exact_curve(graph: PersonItemGraph, name: str) -> None:
     # More persons than items: many wait for few free items, where the backward phases help.
     expected = matching.dc_curve(graph, 6, method="flow")
-    args = (graph.indptr, graph.indices, graph.n_items, 6, DIRECTIONS[name], *_NOT_GIVEN)
-    sizes, owner = _exact_curve.interpreted(*args)
+    sizes, owner = _curve(_exact_curve.interpreted, graph, 6, DIRECTIONS[name])
     assert fill_curve(sizes, 6).tolist() == expected.tolist()
     _check_assignment(graph, owner, sizes.size, int(sizes[-1]))
 
@@ -157,9 +167,8 @@ def test_phase_directions_agree_on_contested_graphs(seed: int) -> None:
     expected = matching.dc_curve(graph, 15, method="flow")
     given = _transpose_in_halves(graph.indptr, graph.indices, graph.n_items)
     for directions in DIRECTIONS.values():
-        for transpose in (_NOT_GIVEN, given):
-            args = (graph.indptr, graph.indices, graph.n_items, 15, directions, *transpose)
-            sizes, owner = _exact_curve(*args)
+        for transpose in (None, given):
+            sizes, owner = _curve(_exact_curve, graph, 15, directions, transpose)
             assert fill_curve(sizes, 15).tolist() == expected.tolist()
             _check_assignment(graph, owner, sizes.size, int(sizes[-1]))
 
@@ -168,6 +177,8 @@ def test_phase_directions_agree_on_contested_graphs(seed: int) -> None:
 def test_two_thread_transpose_equals_the_one_thread_transpose(graph: PersonItemGraph) -> None:
     degree, item_indptr, holders = _transpose_in_halves(graph.indptr, graph.indices, graph.n_items)
     assert degree.tolist() == np.bincount(graph.indices, minlength=graph.n_items).tolist()
-    expected_indptr, expected_holders = _transpose(graph.indptr, graph.indices, degree)
+    expected_indptr = np.empty(graph.n_items + 1, np.int64)
+    expected_holders = np.empty(graph.n_pairs, np.int32)
+    _transpose(graph.indptr, graph.indices, degree, expected_indptr, expected_holders)
     assert item_indptr.tolist() == expected_indptr.tolist()
     assert holders.tolist() == expected_holders.tolist()  # holders of each item by person
