@@ -212,6 +212,7 @@ class Kernel:
         signature: str,
         interpret_below: int,
         inline: bool = False,
+        twin: Callable[..., Any] | None = None,
     ) -> None:
         self.py_func = function
         self.signature = signature
@@ -220,7 +221,7 @@ class Kernel:
         self._inlined: Callable[..., Any] | None = None
         self._interpreted_work = 0
         self._compiled: Callable[..., Any] | None = None
-        self._interpreted: Callable[..., Any] | None = None
+        self._interpreted: Callable[..., Any] | None = twin
         self.__name__ = function.__name__
         self.__qualname__ = function.__qualname__
         self.__module__ = function.__module__
@@ -357,7 +358,11 @@ def _kernel_named(module: str, name: str) -> Kernel:
 
 
 def kernel(
-    signature: str, *, interpret_below: int = 0, inline: bool = False
+    signature: str,
+    *,
+    interpret_below: int = 0,
+    inline: bool = False,
+    twin: Callable[..., Any] | None = None,
 ) -> Callable[[Callable[..., Any]], Kernel]:
     """Declare a numba kernel with its argument types, compiled on first call.
 
@@ -380,6 +385,6 @@ def kernel(
     """
 
     def wrap(function: Callable[..., Any]) -> Kernel:
-        return Kernel(function, signature, interpret_below, inline)
+        return Kernel(function, signature, interpret_below, inline, twin)
 
     return wrap

@@ -148,7 +148,8 @@ SCRIPT = textwrap.dedent(
         module = importlib.import_module(module_name)
         for name, value in vars(module).items():
             if isinstance(value, Kernel) and value.__module__ == module_name:
-                if value._compiled is None and value._interpreted is None:
+                forms = (value._compiled, value._interpreted, value._inlined)
+                if all(form is None for form in forms):
                     unused.append(f"{module_name}.{name}")
     print("unexercised", sorted(set(unused)))
     """
