@@ -494,7 +494,8 @@ def _workspace(
     """
     n = indptr.size - 1
     scratch = np.zeros((11, n), dtype=np.int64)
-    scratch[POINTER] = indptr[:-1]
+    for p in range(n):  # (a loop: slice assignment compiles its error formatting)
+        scratch[POINTER, p] = indptr[p]
     return (
         scratch,
         np.zeros(n, dtype=np.bool_),

@@ -125,8 +125,15 @@ def cap_contributions(sets: CappedSets, max_items: int, rng: np.random.Generator
     indptr = np.zeros_like(sets.indptr)
     np.cumsum(np.minimum(degrees, max_items), out=indptr[1:])
     shuffles = _partial_shuffles.select(sets.indices.size)  # small inputs: interpreted
-    indices = shuffles(sets.indptr, sets.indices, indptr, offsets, max_items)
-    return CappedSets(indptr, indices, sets.n_items)
+    buffer = np.empty(int(degrees.max()), dtype=np.int32)
+    kept = np.empty(int(indptr[-1]), dtype=np.int32)
+    shuffles(sets.indptr, sets.indices, indptr, offsets, max_items, buffer, kept)
+    # Ascending item ids within each heavy person: one sort of their (person, item) keys.
+    shuffled = np.repeat(heavy, np.diff(indptr))
+    person = np.repeat(np.flatnonzero(heavy), max_items)
+    keys = np.sort(person * np.int64(sets.n_items) + kept[shuffled])
+    kept[shuffled] = keys - person * sets.n_items
+    return CappedSets(indptr, kept, sets.n_items)
 
 
 def cap_contributions_keyed(
@@ -190,7 +197,8 @@ def sample_contributions(
 
 
 @kernel(
-    "(ro(int64[:]), ro(int32[:]), ro(int64[:]), ro(int64[:]), int64)", interpret_below=SMALL_PAIRS
+    "(ro(int64[:]), ro(int32[:]), ro(int64[:]), ro(int64[:]), int64, int32[::1], int32[::1])",
+    interpret_below=SMALL_PAIRS,
 )
 def _partial_shuffles(
     indptr: np.ndarray,
@@ -198,21 +206,29 @@ def _partial_shuffles(
     out_indptr: np.ndarray,
     offsets: np.ndarray,
     max_items: int,
-) -> np.ndarray:  # pragma: no cover - compiled
-    out = np.empty(out_indptr[-1], dtype=indices.dtype)
+    buffer: np.ndarray,
+    out: np.ndarray,
+) -> None:  # pragma: no cover - compiled
+    """Each person's kept items into ``out`` (in shuffled order for heavy persons; the caller
+    sorts them), ``buffer`` holding one heavy person's items at a time.
+
+    Plain loops, no slicing assignment or ``np.sort``: numba would compile their error
+    formatting and a sort for seconds on a first run.
+    """
     used = 0
     for p in range(indptr.size - 1):
-        start, stop = indptr[p], indptr[p + 1]
+        start, stop, to = indptr[p], indptr[p + 1], out_indptr[p]
         if stop - start <= max_items:
-            out[out_indptr[p] : out_indptr[p + 1]] = indices[start:stop]
+            for q in range(start, stop):
+                out[to + q - start] = indices[q]
             continue
-        buf = indices[start:stop].copy()
+        for q in range(start, stop):
+            buffer[q - start] = indices[q]
         for i in range(max_items):
             j = i + offsets[used + i]
-            buf[i], buf[j] = buf[j], buf[i]
+            buffer[i], buffer[j] = buffer[j], buffer[i]
+            out[to + i] = buffer[i]
         used += max_items
-        out[out_indptr[p] : out_indptr[p + 1]] = np.sort(buf[:max_items])
-    return out
 
 
 def remove_items(sets: CappedSets, removed: np.ndarray) -> CappedSets:

@@ -55,4 +55,11 @@ def test_set_union_kernels(graph, seed: int) -> None:
     offsets = rng.integers(0, bounds).reshape(-1) if heavy.any() else np.zeros(0, np.int64)
     out_indptr = np.zeros_like(sets.indptr)
     np.cumsum(np.minimum(degrees, max_items), out=out_indptr[1:])
-    _same(_partial_shuffles, sets.indptr, sets.indices, out_indptr, offsets, max_items)
+    args = (sets.indptr, sets.indices, out_indptr, offsets, max_items)
+    outs = []
+    for form in (_partial_shuffles.interpreted, _partial_shuffles.compiled):
+        buffer = np.empty(max(int(degrees.max(initial=0)), 1), np.int32)
+        out = np.empty(int(out_indptr[-1]), np.int32)
+        form(*args, buffer, out)
+        outs.append(out)
+    assert np.array_equal(*outs)
