@@ -64,6 +64,7 @@ def commands(smoke: bool) -> list[Command]:
     count = ("-m", "dpcount", "count", "--dataset", "fashion-like", "--epsilon", "1")
     union = ("-m", "dpcount", "union", "--dataset", "fashion-like")
     large = ("-m", "dpcount", "count", "--dataset", "reddit-like", "--scale-factor", "0.1")
+    large_union = ("-m", "dpcount", "union", "--dataset", "reddit-like", "--scale-factor", "0.1")
     out = [
         Command("python -c 'import numpy' (reference)", ("-c", "import numpy")),
         Command("dpcount --help", ("-m", "dpcount", "--help")),
@@ -85,6 +86,16 @@ def commands(smoke: bool) -> list[Command]:
             Command(
                 "dpcount count --dataset reddit-like --scale-factor 0.1 (filled cache)",
                 large,
+                "filled",
+            ),
+            Command(
+                "dpcount union --dataset reddit-like --scale-factor 0.1 (empty cache)",
+                large_union,
+                "empty",
+            ),
+            Command(
+                "dpcount union --dataset reddit-like --scale-factor 0.1 (filled cache)",
+                large_union,
                 "filled",
             ),
             Command(f"{LARGE} (empty cache)", file, "empty"),
