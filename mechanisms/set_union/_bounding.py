@@ -106,7 +106,8 @@ def cap_contributions(sets: CappedSets, max_items: int, rng: np.random.Generator
     Gopi et al. (2020), Algorithm 2 ("randomly choose Δ0 items from W_i").  Each person's
     subset depends only on their own items and fresh randomness, which the privacy proofs
     need.  A partial Fisher–Yates shuffle per heavy person, driven by exact uniform integers
-    from ``rng``, picks the subset in O(Δ0) per person; kept items stay in ascending id order.
+    from ``rng``, picks the subset in O(degree) per heavy person; kept items stay in the order
+    of ``sets`` (ascending ids, as in every graph).
 
     Examples
     --------
@@ -125,14 +126,10 @@ def cap_contributions(sets: CappedSets, max_items: int, rng: np.random.Generator
     indptr = np.zeros_like(sets.indptr)
     np.cumsum(np.minimum(degrees, max_items), out=indptr[1:])
     shuffles = _partial_shuffles.select(sets.indices.size)  # small inputs: interpreted
-    buffer = np.empty(int(degrees.max()), dtype=np.int32)
+    largest = int(degrees.max())
+    positions, chosen = np.empty(largest, dtype=np.int64), np.zeros(largest, dtype=bool)
     kept = np.empty(int(indptr[-1]), dtype=np.int32)
-    shuffles(sets.indptr, sets.indices, indptr, offsets, max_items, buffer, kept)
-    # Ascending item ids within each heavy person: one sort of their (person, item) keys.
-    shuffled = np.repeat(heavy, np.diff(indptr))
-    person = np.repeat(np.flatnonzero(heavy), max_items)
-    keys = np.sort(person * np.int64(sets.n_items) + kept[shuffled])
-    kept[shuffled] = keys - person * sets.n_items
+    shuffles(sets.indptr, sets.indices, indptr, offsets, max_items, positions, chosen, kept)
     return CappedSets(indptr, kept, sets.n_items)
 
 
@@ -197,7 +194,8 @@ def sample_contributions(
 
 
 @kernel(
-    "(ro(int64[:]), ro(int32[:]), ro(int64[:]), ro(int64[:]), int64, int32[::1], int32[::1])",
+    "(ro(int64[:]), ro(int32[:]), ro(int64[:]), ro(int64[:]), int64, int64[::1], boolean[::1],"
+    " int32[::1])",
     interpret_below=SMALL_PAIRS,
 )
 def _partial_shuffles(
@@ -206,14 +204,17 @@ def _partial_shuffles(
     out_indptr: np.ndarray,
     offsets: np.ndarray,
     max_items: int,
-    buffer: np.ndarray,
+    positions: np.ndarray,
+    chosen: np.ndarray,
     out: np.ndarray,
 ) -> None:  # pragma: no cover - compiled
-    """Each person's kept items into ``out`` (in shuffled order for heavy persons; the caller
-    sorts them), ``buffer`` holding one heavy person's items at a time.
+    """Each person's kept items into ``out``, in their order in ``indices``.
 
-    Plain loops, no slicing assignment or ``np.sort``: numba would compile their error
-    formatting and a sort for seconds on a first run.
+    A heavy person's partial shuffle permutes positions (``positions``, as long as the largest
+    degree) and marks the first ``max_items`` in ``chosen`` (all False between persons); the
+    marked items are then copied in order, so no sort is needed.  Plain loops, no slicing
+    assignment or ``np.sort``: numba would compile their error formatting and a sort for
+    seconds on a first run.
     """
     used = 0
     for p in range(indptr.size - 1):
@@ -222,13 +223,18 @@ def _partial_shuffles(
             for q in range(start, stop):
                 out[to + q - start] = indices[q]
             continue
-        for q in range(start, stop):
-            buffer[q - start] = indices[q]
+        for q in range(stop - start):
+            positions[q] = q
         for i in range(max_items):
             j = i + offsets[used + i]
-            buffer[i], buffer[j] = buffer[j], buffer[i]
-            out[to + i] = buffer[i]
+            positions[i], positions[j] = positions[j], positions[i]
+            chosen[positions[i]] = True
         used += max_items
+        for q in range(stop - start):
+            if chosen[q]:
+                out[to] = indices[start + q]
+                to += 1
+                chosen[q] = False
 
 
 def remove_items(sets: CappedSets, removed: np.ndarray) -> CappedSets:

@@ -58,8 +58,9 @@ def test_set_union_kernels(graph, seed: int) -> None:
     args = (sets.indptr, sets.indices, out_indptr, offsets, max_items)
     outs = []
     for form in (_partial_shuffles.interpreted, _partial_shuffles.compiled):
-        buffer = np.empty(max(int(degrees.max(initial=0)), 1), np.int32)
+        largest = max(int(degrees.max(initial=0)), 1)
+        positions, chosen = np.empty(largest, np.int64), np.zeros(largest, bool)
         out = np.empty(int(out_indptr[-1]), np.int32)
-        form(*args, buffer, out)
+        form(*args, positions, chosen, out)
         outs.append(out)
     assert np.array_equal(*outs)
