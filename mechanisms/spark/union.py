@@ -119,11 +119,12 @@ def _renamed(old_names: dict[str, Any]) -> dict[str, Any]:
     return {_OLD_NAMES[key]: value for key, value in old_names.items()}
 
 
-def _algorithm(algorithm: str, mechanism: str | None) -> str:
-    """``algorithm``, or the deprecated ``mechanism=`` when given (not both)."""
+def _algorithm(algorithm: str | None, mechanism: str | None) -> str:
+    """``algorithm`` (default :data:`DEFAULT_ALGORITHM`), or the deprecated ``mechanism=``
+    when given (not both)."""
     if mechanism is None:
-        return algorithm
-    if algorithm not in (DEFAULT_ALGORITHM, mechanism):
+        return DEFAULT_ALGORITHM if algorithm is None else algorithm
+    if algorithm not in (None, mechanism):
         raise InvalidParameterError(
             "pass the algorithm once, as algorithm= (mechanism= is its old name)"
         )
@@ -143,7 +144,7 @@ def set_union(
     epsilon: float,
     delta: float,
     max_items: int = 100,
-    algorithm: str = DEFAULT_ALGORITHM,
+    algorithm: str | None = None,
     rng: RNGLike = None,
     drop_nulls: bool = False,
     return_weights: bool = False,
@@ -165,8 +166,8 @@ def set_union(
         ε, δ and Δ0, as in the local mechanisms.
     algorithm
         A set-union mechanism declared for the ``"spark"`` engine: ``dp_sips`` (the default,
-        basic weighting), the count and weighted ones, ``max_adaptive_degree``; the sequential
-        policies are refused.  The CLI's ``--algorithm``.
+        :data:`DEFAULT_ALGORITHM`; basic weighting), the count and weighted ones,
+        ``max_adaptive_degree``; the sequential policies are refused.  The CLI's ``--algorithm``.
     rng
         ``None``: fresh secret keys for sampling and noise (the private default).  A seed
         reproduces a release, for research only.

@@ -3,7 +3,6 @@ counting default across front ends, and the spark-submit recipe run end to end."
 
 from __future__ import annotations
 
-import inspect
 import json
 import os
 import shutil
@@ -114,6 +113,16 @@ def test_python_refuses_before_spark_starts(no_spark: list[str]) -> None:
             algorithm="weighted_gaussian",
             mechanism="nope",
         )
+    with pytest.raises(InvalidParameterError, match="pass the algorithm once"):
+        set_union(  # the default, named: still given twice
+            "pairs.parquet",
+            "u",
+            "w",
+            epsilon=1,
+            delta=1e-6,
+            algorithm="dp_sips",
+            mechanism="nope",
+        )
     # The default, dp_sips, keeps its per-round weights on the executors: no silent None.
     with pytest.raises(InvalidParameterError, match="return_weights=True is not available"):
         set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, return_weights=True)
@@ -152,9 +161,10 @@ def test_spark_flags_apply_to_spark_only(no_spark: list[str], tmp_path: Path, ca
 def test_one_set_union_default_on_every_front_end() -> None:
     """The command line's default on both engines is the Python default on Spark."""
     from dpcount.cli._union import DEFAULT_ALGORITHM
+    from mechanisms.spark.union import DEFAULT_ALGORITHM as SPARK_DEFAULT
+    from mechanisms.spark.union import _algorithm
 
-    default = inspect.signature(set_union).parameters["algorithm"].default
-    assert default == DEFAULT_ALGORITHM == "dp_sips"
+    assert _algorithm(None, None) == SPARK_DEFAULT == DEFAULT_ALGORITHM == "dp_sips"
 
 
 def test_union_on_spark_runs_dp_sips_and_is_the_python_release(
