@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -95,55 +96,31 @@ def test_refused_before_spark_starts(
 
 
 def test_python_refuses_before_spark_starts(no_spark: list[str]) -> None:
+    union = partial(set_union, "pairs.parquet", "u", "w", epsilon=1, delta=1e-6)
     with pytest.raises(InvalidParameterError, match="sequential by nature"):
-        set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, algorithm="policy_laplace")
+        union(algorithm="policy_laplace")
     with pytest.raises(InvalidParameterError, match="not available on Spark"):
-        set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, algorithm="nope")
+        union(algorithm="nope")
     # The old keyword still works, with a warning; given beside algorithm= it is refused.
     with pytest.warns(DeprecationWarning, match="algorithm="):
         with pytest.raises(InvalidParameterError, match="sequential by nature"):
-            set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, mechanism="policy_laplace")
-    with pytest.raises(InvalidParameterError, match="pass the algorithm once"):
-        set_union(
-            "pairs.parquet",
-            "u",
-            "w",
-            epsilon=1,
-            delta=1e-6,
-            algorithm="weighted_gaussian",
-            mechanism="nope",
-        )
-    with pytest.raises(InvalidParameterError, match="pass the algorithm once"):
-        set_union(  # the default, named: still given twice
-            "pairs.parquet",
-            "u",
-            "w",
-            epsilon=1,
-            delta=1e-6,
-            algorithm="dp_sips",
-            mechanism="nope",
-        )
+            union(mechanism="policy_laplace")
+    for algorithm in ("weighted_gaussian", "dp_sips"):  # dp_sips: the default, named
+        with pytest.raises(InvalidParameterError, match="pass the algorithm once"):
+            union(algorithm=algorithm, mechanism="nope")
     # The default, dp_sips, keeps its per-round weights on the executors: no silent None.
     with pytest.raises(InvalidParameterError, match="return_weights=True is not available"):
-        set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, return_weights=True)
+        union(return_weights=True)
     with pytest.raises(InvalidParameterError, match="counting"):
         distinct_count("pairs.parquet", "u", "w", 1.0, counting="exact")  # type: ignore[arg-type]
     # The local mechanisms' parameter names; the old Spark names still reach them, with a warning.
     with pytest.raises(InvalidParameterError, match="rounds"):
-        set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, algorithm="dp_sips", rounds=0)
+        union(algorithm="dp_sips", rounds=0)
     with pytest.warns(DeprecationWarning, match="pass rounds="):
         with pytest.raises(InvalidParameterError, match="rounds"):
-            set_union(
-                "pairs.parquet",
-                "u",
-                "w",
-                epsilon=1,
-                delta=1e-6,
-                algorithm="dp_sips",
-                sips_rounds_count=0,
-            )
+            union(algorithm="dp_sips", sips_rounds_count=0)
     with pytest.raises(TypeError, match="unexpected keyword argument 'round'"):
-        set_union("pairs.parquet", "u", "w", epsilon=1, delta=1e-6, round=2)
+        union(round=2)
     assert no_spark == []
 
 

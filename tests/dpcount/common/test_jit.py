@@ -145,36 +145,34 @@ def _calls_plus_one(x):
     return _plus_one(x) * 2
 
 
-def test_an_inline_kernel_is_built_into_its_caller_not_on_its_own(monkeypatch) -> None:
-    builds = []
+@pytest.fixture
+def builds(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the kernels built (compiled or loaded) while the test runs, in order."""
+    built: list[str] = []
     compile_once = _jit.Kernel._compile
 
     def counted(self):
-        builds.append(self.__name__)
+        built.append(self.__name__)
         return compile_once(self)
 
     monkeypatch.setattr(_jit.Kernel, "_compile", counted)
+    return built
+
+
+def test_an_inline_kernel_is_built_into_its_caller_not_on_its_own(builds: list[str]) -> None:
     assert _calls_plus_one(3) == 8 == _calls_plus_one.interpreted(3)
     assert builds == ["_calls_plus_one"] and not _plus_one.is_compiled
     assert _plus_one(3) == 4  # called from Python, it is compiled after all
     assert builds == ["_calls_plus_one", "_plus_one"]
 
 
-def test_threads_calling_a_new_kernel_at_once_build_it_once(monkeypatch) -> None:
+def test_threads_calling_a_new_kernel_at_once_build_it_once(builds: list[str]) -> None:
     import threading
 
     @kernel("(int64,)")
     def twice(x):
         return 2 * x
 
-    builds = []
-    compile_once = _jit.Kernel._compile
-
-    def counted(self):
-        builds.append(self.__name__)
-        return compile_once(self)
-
-    monkeypatch.setattr(_jit.Kernel, "_compile", counted)
     start = threading.Barrier(4)
     results = []
 
