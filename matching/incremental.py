@@ -479,6 +479,7 @@ AUTO, FORWARD, BACKWARD = 0, 1, 2
 POINTER, VISITED, STACK_PERSON, STACK_SCAN, STACK_VIA, LOAD, DIST, SEEN, USED, ACTIVE, PENDING = (
     range(11)
 )
+SCRATCH_ROWS = PENDING + 1
 
 
 @kernel("(ro(int64[::1]), int64, int64, int64)")
@@ -493,7 +494,7 @@ def _workspace(
     NumPy allocates: compiling ``np.zeros`` and its kin costs about a second on a first run.
     """
     n = indptr.size - 1
-    scratch = np.zeros((11, n), dtype=np.int64)
+    scratch = np.zeros((SCRATCH_ROWS, n), dtype=np.int64)
     for p in range(n):  # (a loop: slice assignment compiles its error formatting)
         scratch[POINTER, p] = indptr[p]
     return (
