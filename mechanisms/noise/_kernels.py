@@ -60,12 +60,11 @@ _WORD = np.uint64(64)
 def _helper(signature: str, twin: Any = None) -> Callable[[Callable[..., Any]], Kernel]:
     """Declare a small helper that numba inlines into the kernels calling it.
 
-    The stream, the uniform integers and the two small coins are called dozens of times per
-    value; as separate compiled functions those calls would cost more than the work they do
-    (sampling 10⁶ discrete Gaussians took 0.57 s with the small coins compiled apart, 0.44 s
-    inlined).  The larger coins and the row samplers are kernels of their own: inlining those
-    as well made one row sampler a single function so large that numba took 45–90 s to
-    compile it (now about 10 s for all of them).
+    The stream, the uniform integers and the coin are called dozens of times per value; as
+    separate compiled functions those calls would cost more than the work they do.  Each row
+    sampler calls the coin from as few places as it can, because every inlined call site is
+    compiled again: with a coin function per kind of coin, inlined at a dozen sites, numba
+    took 45–90 s to compile the Gaussian sampler.
 
     ``twin``, if given, is the interpreted form: a pure-Python function with the same results
     (the stream, whose compiled form works on ``uint64`` words and whose twin returns Python
@@ -169,43 +168,40 @@ def _one_in(state: np.ndarray, k: int) -> bool:
     return _below(state, k, _bit_length(k - 1)) == 0
 
 
-@_helper("(uint64[::1],)")
-def _coin_exp_minus_one(state: np.ndarray) -> bool:
-    """Bernoulli(e⁻¹) (CKS20, Algorithm 1 with γ = 1): K counts up while Bernoulli(1/K) lands
-    heads (always for K = 1); heads iff K ends odd."""
-    k = 2
-    while _one_in(state, k):
-        k += 1
-    return k % 2 == 1
-
-
-@_helper("(uint64[::1], int64, int64, int64)")
-def _coin_exp_fraction(state: np.ndarray, p: int, q: int, q_length: int) -> bool:
-    """Bernoulli(exp(−p/q)) for integers 0 ≤ p < q, ``q_length`` the bit length of q − 1
-    (CKS20, Algorithm 1).
+@_helper("(uint64[::1], int64, int64, int64, int64, int64, int64, int64, int64, int64, int64)")
+def _coin(
+    state: np.ndarray,
+    factors: int,
+    p1: int,
+    q1: int,
+    l1: int,
+    p2: int,
+    q2: int,
+    l2: int,
+    p3: int,
+    q3: int,
+    l3: int,
+) -> bool:
+    """Bernoulli(exp(−γ)), γ = ∏ p_i/q_i ≤ 1 over the first ``factors`` (0–3) factors (γ = 1
+    for none), ``l_i`` the bit length of q_i − 1 (CKS20, Algorithm 1).
 
     K counts up while Bernoulli(γ/K) lands heads; heads iff K ends odd.  Bernoulli(γ/K) is
-    drawn as Bernoulli(1/K) ∧ Bernoulli(p/q), two independent exact coins, so no product of
-    denominators is ever formed.
+    drawn as Bernoulli(1/K) and one exact coin Bernoulli(p_i/q_i) per factor, stopping at the
+    first tails, so no product of denominators is ever formed.
     """
-    if p == 0:
-        return True
     k = 1
-    while _one_in(state, k) and _below(state, q, q_length) < p:
+    while _one_in(state, k):
+        for i in range(factors):
+            if i == 0:
+                p, q, length = p1, q1, l1
+            elif i == 1:
+                p, q, length = p2, q2, l2
+            else:
+                p, q, length = p3, q3, l3
+            if _below(state, q, length) >= p:
+                return k % 2 == 1
         k += 1
     return k % 2 == 1
-
-
-@kernel("(uint64[::1], int64, int64, int64)")
-def _coin_exp(state: np.ndarray, n: int, m: int, m_length: int) -> bool:
-    """Bernoulli(exp(−n/m)) for integers n ≥ 0, m ≥ 2: ⌊n/m⌋ coins Bernoulli(e⁻¹) (stopping at
-    the first tails), then one for the fractional part (CKS20, Algorithm 1 and the remark
-    after it)."""
-    whole = n // m
-    for _ in range(whole):
-        if not _coin_exp_minus_one(state):
-            return False
-    return _coin_exp_fraction(state, n - whole * m, m, m_length)
 
 
 # --------------------------------------------------------------------------------------------
@@ -222,10 +218,10 @@ def laplace_row(state: np.ndarray, t: int, s: int, bounded: bool) -> tuple[int, 
     t_length = _bit_length(t - 1)
     while True:
         u = _below(state, t, t_length) if t > 1 else 0
-        if not _coin_exp_fraction(state, u, t, t_length):  # D ~ Bernoulli(e^{−U/t})
-            continue
+        if u > 0 and not _coin(state, 1, u, t, t_length, 0, 0, 0, 0, 0, 0):
+            continue  # D ~ Bernoulli(e^{−U/t}) landed tails (heads for U = 0, with no draw)
         v = 0
-        while _coin_exp_minus_one(state):  # V ~ Geometric(1 − e⁻¹)
+        while _coin(state, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0):  # V ~ Geometric(1 − e⁻¹)
             v += 1
         if bounded and v > (LIMIT - u) // t:
             return 1, 0
@@ -236,45 +232,16 @@ def laplace_row(state: np.ndarray, t: int, s: int, bounded: bool) -> tuple[int, 
         return 0, -y if negative else y
 
 
-@kernel("(uint64[::1], int64, int64, int64, int64)")
-def _coin_exp_square(state: np.ndarray, r: int, d: int, b: int, two_a: int) -> bool:
-    """Bernoulli(exp(−(r/d)²·b/(2a))) for 0 ≤ r < d and b ≤ 2a (so the exponent is < 1).
-
-    CKS20 Algorithm 1 with Bernoulli(γ/K) drawn as four independent exact coins:
-    Bernoulli(1/K) ∧ Bernoulli(r/d) ∧ Bernoulli(r/d) ∧ Bernoulli(b/(2a)).
-    """
-    if r == 0:
-        return True
-    d_length, a_length = _bit_length(d - 1), _bit_length(two_a - 1)
-    k = 1
-    while (
-        _one_in(state, k)
-        and _below(state, d, d_length) < r
-        and _below(state, d, d_length) < r
-        and _below(state, two_a, a_length) < b
-    ):
-        k += 1
-    return k % 2 == 1
-
-
-@kernel("(uint64[::1], int64, int64, int64, int64, boolean)")
-def _coin_exp_split(state: np.ndarray, x: int, a: int, b: int, t: int, bounded: bool) -> int:
-    """Bernoulli(exp(−x²/(2abt²))) for x ≥ 0 as three coins whose integers stay small.
-
-    With D = t·b and x = qD + r (0 ≤ r < D): x²/(2abt²) = q²b/(2a) + qr/(at) + (r/D)²·b/(2a),
-    so the coin is the product of three exact coins (docs/algorithms.md §8).  Returns 1 or 0,
-    or −1 (pending) when ``bounded`` and q²b or qr would pass LIMIT.
-    """
-    d = t * b
-    q = x // d
-    r = x - q * d
-    if bounded and (q > _ROOT or (q > 0 and q * q > LIMIT // b) or (r > 0 and q > LIMIT // r)):
-        return -1
-    if not _coin_exp(state, q * q * b, 2 * a, _bit_length(2 * a - 1)):
-        return 0
-    if not _coin_exp(state, q * r, a * t, _bit_length(a * t - 1)):
-        return 0
-    return 1 if _coin_exp_square(state, r, d, b, 2 * a) else 0
+# Steps of gaussian_row's loop.  Each step flips at most one coin, at the loop's single coin site.
+_PROPOSE = 0  # U uniform below t, then Bernoulli(exp(−U/t))          (CKS20 Algorithm 2)
+_GEOMETRIC = 1  # Bernoulli(e⁻¹) while V counts up                    (CKS20 Algorithm 2)
+_EXPONENT = 2  # start the coin Bernoulli(exp(−n/m)) of the current exponent (no coin)
+_WHOLE = 3  # one of its ⌊n/m⌋ coins Bernoulli(e⁻¹)
+_FRACTION = 4  # its last coin Bernoulli(exp(−(n mod m)/m))
+_PASSED = 5  # that coin landed heads: the next exponent, or accept (no coin)
+_SQUARE = 6  # the split form's last coin Bernoulli(exp(−(r/D)²·b/(2a)))
+# The exponents of the acceptance coin: split into two (then _SQUARE), or plain.
+_SPLIT_FIRST, _SPLIT_SECOND, _PLAIN = 0, 1, 2
 
 
 @kernel("(uint64[::1], int64, int64, int64, boolean, boolean)")
@@ -283,35 +250,110 @@ def gaussian_row(
 ) -> tuple[int, int]:
     """(pending, Z): Z with P[Z = z] ∝ exp(−z²/(2σ²)), σ² = a/b, t = ⌊σ⌋ + 1 (CKS20, Alg. 3).
 
-    A discrete Laplace Y of scale t is accepted with probability exp(−γ),
-    γ = (|Y| − σ²/t)²/(2σ²) = (|Y|·b·t − a)² / (2·a·b·t²): integers throughout.  Without
-    ``split`` the coin uses that fraction as it is (``bounded`` then needs 2·a·b·t² ≤ LIMIT);
-    with ``split`` (large σ) it is three coins with smaller integers (:func:`_coin_exp_split`;
-    ``bounded`` needs 2a, b·t and a·t ≤ LIMIT).  The caller checks those and chooses ``split``
-    from the parameters alone, so both forms take the same path.
+    A discrete Laplace Y of scale t (CKS20, Algorithm 2) is accepted with probability exp(−γ),
+    γ = (|Y| − σ²/t)²/(2σ²) = x²/(2·a·b·t²) with x = |Y|·b·t − a: integers throughout.  Without
+    ``split`` the acceptance is one coin of that fraction (``bounded`` then needs
+    2·a·b·t² ≤ LIMIT).  With ``split`` (large σ), D = t·b and x = qD + r (0 ≤ r < D):
+    γ = q²b/(2a) + qr/(at) + (r/D)²·b/(2a), three coins with smaller integers (``bounded`` needs
+    2a, b·t and a·t ≤ LIMIT; docs/algorithms.md §8).  The caller checks those and chooses
+    ``split`` from the parameters alone, so both forms take the same path.
+
+    Every coin is :func:`_coin`, flipped at one place in a loop whose ``step`` says which coin
+    comes next, so the coin is inlined once.  The Laplace proposal is :func:`laplace_row`'s,
+    written as two steps of that loop: calling :func:`laplace_row` instead made a first
+    Gaussian draw compile for about 7.5 s rather than 3.5 s.  Coins and uniform integers are
+    drawn in the order of the algorithms as written.
     """
     tb = t * b
-    m = 0 if split else 2 * a * b * t * t
-    m_length = 0 if split else _bit_length(m - 1)
+    t_length = _bit_length(t - 1)
+    two_a = 2 * a
+    two_a_length = _bit_length(two_a - 1)
+    if split:
+        d_length = _bit_length(tb - 1)
+        at_length = _bit_length(a * t - 1)
+        plain = plain_length = 0
+    else:
+        d_length = at_length = 0
+        plain = two_a * b * t * t
+        plain_length = _bit_length(plain - 1)
+    # Bounds of the checks below, divided once rather than once per draw.
+    v_limit, magnitude_limit, q_squared_limit = LIMIT // t, LIMIT // tb, LIMIT // b
+    step = _PROPOSE
+    u = v = y = q = r = n = m = m_length = left = fraction = 0
+    exponent = _PLAIN
     while True:
-        pending, y = laplace_row(state, t, 1, bounded)
-        if pending:
-            return 1, 0
-        magnitude = abs(y)
-        if bounded and magnitude > LIMIT // tb:
-            return 1, 0
-        d = magnitude * tb - a
-        if split:
-            accepted = _coin_exp_split(state, abs(d), a, b, t, bounded)
-            if accepted < 0:
-                return 1, 0
-            if accepted == 1:
+        # 1. The step's coin: up to three factors (p_i, q_i, bit length of q_i − 1).
+        factors = 0
+        p1 = q1 = l1 = p3 = q3 = l3 = 0
+        if step == _PROPOSE:
+            u = _below(state, t, t_length) if t > 1 else 0
+            if u == 0:  # Bernoulli(e⁰): heads without a draw
+                step, v = _GEOMETRIC, 0
+                continue
+            factors, p1, q1, l1 = 1, u, t, t_length
+        elif step == _EXPONENT:
+            left = n // m
+            fraction = n - left * m
+            step = _WHOLE if left > 0 else (_FRACTION if fraction > 0 else _PASSED)
+            continue
+        elif step == _FRACTION:
+            factors, p1, q1, l1 = 1, fraction, m, m_length
+        elif step == _PASSED:
+            if exponent == _SPLIT_FIRST:
+                exponent, n, m, m_length, step = _SPLIT_SECOND, q * r, a * t, at_length, _EXPONENT
+            elif exponent == _SPLIT_SECOND and r > 0:
+                step = _SQUARE
+            else:
                 return 0, y
             continue
-        if bounded and abs(d) > _ROOT:
-            return 1, 0
-        if _coin_exp(state, d * d, m, m_length):
-            return 0, y
+        elif step == _SQUARE:
+            factors, p1, q1, l1, p3, q3, l3 = 3, r, tb, d_length, b, two_a, two_a_length
+        heads = _coin(state, factors, p1, q1, l1, p1, q1, l1, p3, q3, l3)
+        # 2. Where the coin leads.
+        if step == _PROPOSE:
+            if heads:
+                step, v = _GEOMETRIC, 0
+        elif step == _GEOMETRIC:
+            if heads:
+                v += 1
+                continue
+            if bounded and v > 0 and (v > v_limit or t * v > LIMIT - u):  # U + t·V > LIMIT
+                return 1, 0
+            magnitude = u + t * v  # |Y|, Y = ±(U + t·V)
+            negative = _bits(state, 1) == 1
+            if negative and magnitude == 0:  # zero would otherwise be counted twice
+                step = _PROPOSE
+                continue
+            y = -magnitude if negative else magnitude
+            if bounded and magnitude > magnitude_limit:
+                return 1, 0
+            x = abs(magnitude * tb - a)
+            if split:
+                q = x // tb
+                r = x - q * tb
+                if bounded and (
+                    q > _ROOT or (q > 0 and q * q > q_squared_limit) or (r > 0 and q > LIMIT // r)
+                ):
+                    return 1, 0
+                exponent, n, m, m_length = _SPLIT_FIRST, q * q * b, two_a, two_a_length
+            else:
+                if bounded and x > _ROOT:
+                    return 1, 0
+                exponent, n, m, m_length = _PLAIN, x * x, plain, plain_length
+            step = _EXPONENT
+        elif step == _WHOLE:
+            if not heads:
+                step = _PROPOSE
+            else:
+                left -= 1
+                if left == 0:
+                    step = _FRACTION if fraction > 0 else _PASSED
+        elif step == _FRACTION:
+            step = _PASSED if heads else _PROPOSE
+        else:  # _SQUARE
+            if heads:
+                return 0, y
+            step = _PROPOSE
 
 
 # --------------------------------------------------------------------------------------------
