@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from dpcount.common.cores import available_cores
 from dpcount.errors import InvalidParameterError
 
 __all__ = [
@@ -115,14 +116,6 @@ def session_defaults(master: str, available: int, python: str | None) -> dict[st
         if python is not None:
             settings["spark.pyspark.python"] = python
     return settings
-
-
-def available_cores() -> int:
-    """The cores this process may run on (what Spark's ``local[*]`` counts)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - not on Linux
-        return os.cpu_count() or 1
 
 
 def _launched_conf(master: str | None, conf: Mapping[str, str]) -> dict[str, str]:

@@ -47,6 +47,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from dpcount.common.cores import in_two_halves
 from dpcount.common.rng import RNGLike
 from dpcount.errors import InvalidParameterError
 from mechanisms.noise import _kernels
@@ -68,6 +69,9 @@ _INT64_MAX = 2**63 - 1
 #: Draws of fewer rows run interpreted unless the kernel is already compiled: compiling costs
 #: more than interpreting so few.
 _FEW_ROWS = 64
+#: From this many rows on, a compiled draw runs its two halves on two threads: each row's value
+#: depends on (key, row, stream) alone, so the values are the same.
+PARALLEL_ROWS = 1 << 15
 _STREAM_MAX = 2**64 - 1
 
 
@@ -205,7 +209,12 @@ def _draw(
         out = np.empty(rows.size, dtype=np.int64)
         pending = np.zeros(rows.size, dtype=np.uint8)
         template = np.array(new_state(keys, 0, stream), dtype=np.uint64)
-        batch.compiled(template, rows, *params, out, pending)
+
+        def run(first: int, stop: int) -> None:
+            part = slice(first, stop)
+            batch.compiled(template, rows[part], *params, out[part], pending[part])
+
+        in_two_halves(run, rows.size, min_rows=PARALLEL_ROWS)
         redo = np.flatnonzero(pending)
         if redo.size == 0:
             return out

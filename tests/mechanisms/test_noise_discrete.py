@@ -15,6 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy import stats
 
+import mechanisms.noise.discrete as discrete
+from dpcount.common import cores
 from dpcount.errors import InvalidParameterError
 from mechanisms.noise import (
     NoiseKey,
@@ -214,6 +216,16 @@ def test_small_and_large_calls_agree_row_by_row():
     for draw in (discrete_laplace_rows, discrete_gaussian_rows):
         many = draw(Fraction(25, 3), key, rows)
         assert many[few.astype(np.int64)].tolist() == draw(Fraction(25, 3), key, few).tolist()
+
+
+def test_a_draw_on_two_threads_equals_one_call(monkeypatch):
+    # Rows on two threads (the default above PARALLEL_ROWS) against one call: value for value.
+    monkeypatch.setattr(cores, "available_cores", lambda: 2)
+    key = noise_key(21)
+    rows = np.arange(2 * discrete.PARALLEL_ROWS + 7, dtype=np.uint64)
+    split = discrete_gaussian_rows(Fraction(10**8), key, rows)
+    monkeypatch.setattr(discrete, "PARALLEL_ROWS", rows.size + 1)
+    assert np.array_equal(split, discrete_gaussian_rows(Fraction(10**8), key, rows))
 
 
 def test_rows_streams_and_duplicates():
