@@ -7,7 +7,7 @@ import os
 import platform
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,20 @@ def best_time(fn: Callable[[], Any], repeat: int = 3) -> tuple[float, Any]:
         result = fn()
         best = min(best, time.perf_counter() - start)
     return best, result
+
+
+def best_times_alternating(
+    fns: Mapping[str, Callable[[], Any]], repeat: int = 3
+) -> dict[str, float]:
+    """Minimum wall time (seconds) of each function over ``repeat`` rounds, each round calling
+    every function once in turn, so that load from elsewhere falls on all of them alike."""
+    best = dict.fromkeys(fns, float("inf"))
+    for _ in range(max(1, repeat)):
+        for name, fn in fns.items():
+            start = time.perf_counter()
+            fn()
+            best[name] = min(best[name], time.perf_counter() - start)
+    return best
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:

@@ -30,7 +30,13 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks._common import best_time, machine, markdown_table, write_result
+from benchmarks._common import (
+    best_time,
+    best_times_alternating,
+    machine,
+    markdown_table,
+    write_result,
+)
 from dpcount import PersonItemGraph
 from dpcount.datasets import reddit_like, synthetic
 from dpcount.errors import LargeDeltaWarning, UnsafeNoiseWarning
@@ -199,6 +205,13 @@ EXACT_FORMS: dict[str, Mechanism] = {
     "DP-SIPS": dp_sips,
 }
 NOISE_EPSILONS = (1.0, 3.0)
+MODES = ("exact", "float")
+
+
+def _noise_rounds(cfg: Config) -> int:
+    """Timing rounds of the exact-versus-float section: three times the others', as its calls
+    take about 0.1 s, where one busy moment of the machine swings a ratio."""
+    return 3 * cfg.timing_repeat
 
 
 def _welch_z(a: np.ndarray, b: np.ndarray) -> float:
@@ -210,7 +223,8 @@ def _welch_z(a: np.ndarray, b: np.ndarray) -> float:
 
 def exact_vs_float(graph: PersonItemGraph, cfg: Config) -> list[list[object]]:
     """Released items (mean ± sd over ``cfg.runs`` runs) and seconds (best of
-    ``cfg.timing_repeat``) with exact and with floating-point noise, δ = 1e-5, Δ0 = 100.
+    :func:`_noise_rounds` rounds that call the exact and the float form in turn) with exact
+    and with floating-point noise, δ = 1e-5, Δ0 = 100.
 
     "Equal within noise": Welch's two-sample z of the mean counts, |z| < 5 (false-alarm rate
     ≈ 6e-7 per row if the two forms released equally many items on average).
@@ -218,12 +232,15 @@ def exact_vs_float(graph: PersonItemGraph, cfg: Config) -> list[list[object]]:
     rows: list[list[object]] = []
     for eps in NOISE_EPSILONS:
         for name, f in EXACT_FORMS.items():
-            counts, seconds = {}, {}
-            for mode in ("exact", "float"):
-                call = partial(f, graph, eps, 1e-5, max_items=100, noise=mode)
-                call(rng=0)  # warm-up: compiled kernels, cached calibration
-                counts[mode] = np.array([call(rng=500 + r).count for r in range(cfg.runs)], float)
-                seconds[mode], _ = best_time(partial(call, rng=0), cfg.timing_repeat)
+            calls = {m: partial(f, graph, eps, 1e-5, max_items=100, noise=m) for m in MODES}
+            counts = {
+                mode: np.array([call(rng=500 + r).count for r in range(cfg.runs)], float)
+                for mode, call in calls.items()  # (the first call also compiles and calibrates)
+            }
+            seconds = best_times_alternating(
+                {mode: partial(call, rng=0) for mode, call in calls.items()},
+                _noise_rounds(cfg),
+            )
             z = _welch_z(counts["exact"], counts["float"])
             rows.append(
                 [
@@ -261,7 +278,8 @@ def noise_section(graph: PersonItemGraph, name: str, cfg: Config) -> list[str]:
         f"## Exact versus floating-point noise on {name}",
         "",
         f"δ = 1e-5, Δ0 = 100; released items over {cfg.runs} runs (mean ± sd) and seconds "
-        f"(best of {cfg.timing_repeat}, after one warm-up call).  Exact: integer weights, "
+        f"(best of {_noise_rounds(cfg)} rounds that call the exact and the float form in turn, "
+        "after the runs that count the items).  Exact: integer weights, "
         "exact discrete noise, discrete Gaussian σ from zCDP (a few per cent above the "
         "Balle–Wang σ of the float form, so Gaussian forms release slightly fewer items).",
         "",
