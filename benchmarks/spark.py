@@ -163,19 +163,26 @@ def noise_rows(path: Path, warmups: int, repeats: int) -> list[list[object]]:
 
 
 def start_spark(master: str) -> tuple[Any, bool]:
-    """The session (created here unless one is active) and whether this call created it."""
+    """The session (created here unless one is active) and whether this call created it.
+
+    A session dpcount creates (:func:`dpcount.spark.dpcount_session`), so that its workers run
+    this interpreter whatever ``python3`` is on PATH, with the benchmark's own settings.
+    """
     from pyspark.sql import SparkSession
+
+    from dpcount.spark import dpcount_session
 
     created = SparkSession.getActiveSession() is None
 
     warnings.filterwarnings("ignore", "PySpark does not yet fully support pandas", FutureWarning)
-    spark = (
-        SparkSession.builder.master(master)
-        .appName("dpcount-benchmark")
-        .config("spark.driver.memory", "6g")
-        .config("spark.sql.shuffle.partitions", "8")
-        .config("spark.ui.enabled", "false")
-        .getOrCreate()
+    spark = dpcount_session(
+        master,
+        conf={
+            "spark.driver.memory": "6g",
+            "spark.sql.shuffle.partitions": "8",
+            "spark.ui.enabled": "false",
+        },
+        app_name="dpcount-benchmark",
     )
     spark.sparkContext.setLogLevel("ERROR")
     spark.range(10).count()  # JVM start-up outside the timings
