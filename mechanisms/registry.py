@@ -47,6 +47,7 @@ from mechanisms.declaration import (
 )
 
 __all__ = [
+    "DEFAULT_SET_UNION",
     "Entry",
     "declarations",
     "engine_adapter",
@@ -55,6 +56,12 @@ __all__ = [
     "names",
     "registered_modules",
 ]
+
+#: The set-union mechanism every front end runs when none is named (``dpcount union`` on both
+#: engines, :func:`mechanisms.spark.set_union`): DP-SIPS draws exact noise (``secure=True``),
+#: runs on both engines and releases within a few per cent of Policy Gaussian
+#: (benchmarks/results/set_union.md), which still draws floating-point noise.
+DEFAULT_SET_UNION = "dp_sips"
 
 _MARK = "@register("
 #: A top-level ``@register(...)`` line (or lines) and the function it decorates.

@@ -11,7 +11,7 @@ import numpy as np
 
 import dpcount
 from dpcount.errors import UnsafeNoiseWarning
-from mechanisms.registry import get, names
+from mechanisms.registry import DEFAULT_SET_UNION, get, names
 from mechanisms.release import seeded_copy
 
 from ._common import (
@@ -40,11 +40,9 @@ if TYPE_CHECKING:  # the set-union package loads its compiled kernels; import it
     from mechanisms.set_union import SetUnionResult
 
 #: The set-union mechanisms the command offers: every one registered (read from the sources,
-#: without loading their compiled kernels); the first is the default on both engines, as in
-#: ``mechanisms.spark.set_union`` (a test checks that the two agree).  DP-SIPS draws exact
-#: noise, runs on both engines and releases within a few per cent of Policy Gaussian
-#: (benchmarks/results/set_union.md), which still draws floating-point noise.
-DEFAULT_ALGORITHM = "dp_sips"
+#: without loading their compiled kernels); the first is the default on both engines, the one
+#: every front end runs (:data:`mechanisms.registry.DEFAULT_SET_UNION`).
+DEFAULT_ALGORITHM = DEFAULT_SET_UNION
 ALGORITHMS = (DEFAULT_ALGORITHM, *sorted(set(names(family="set_union")) - {DEFAULT_ALGORITHM}))
 
 EPILOG = """\

@@ -46,7 +46,7 @@ from dpcount.validation import (
 )
 from mechanisms.noise import NoiseKey, NoiseMode, noise_key, warn_unsafe
 from mechanisms.privacy_loss import privacy_loss_of
-from mechanisms.registry import names
+from mechanisms.registry import DEFAULT_SET_UNION, names
 from mechanisms.set_union.calibration import calibrate
 from mechanisms.set_union.result import SetUnionResult, SetUnionRound
 from mechanisms.spark.adaptive import mad_weights_frame
@@ -57,9 +57,9 @@ __all__ = ["DEFAULT_ALGORITHM", "SEQUENTIAL", "check_algorithm", "release_keys",
 
 #: Mechanisms whose weighting is a sequential pass over the persons.
 SEQUENTIAL = ("policy_laplace", "policy_gaussian", "greedy_policy")
-#: The mechanism :func:`set_union` runs without ``algorithm=``: the command line's default on
-#: both engines (exact noise, ``secure=True``).
-DEFAULT_ALGORITHM = "dp_sips"
+#: The mechanism :func:`set_union` runs without ``algorithm=``: the one every front end runs
+#: (exact noise, ``secure=True``).
+DEFAULT_ALGORITHM = DEFAULT_SET_UNION
 
 
 def release_keys(rng: RNGLike, exact: bool = False) -> tuple[np.uint64, bytes | NoiseKey]:
